@@ -1,0 +1,70 @@
+"""One exception hierarchy for callbench.
+
+Three families, handled differently by the harness:
+
+* ``UserError`` and subclasses: bad input or configuration. The CLI prints the message on one
+  line, without a traceback, and exits with status 2.
+* ``ProviderError`` and subclasses: infrastructure failures talking to a model. Retryable ones
+  are retried by the model wrapper; what is left becomes an ``error`` record, never a model
+  failure.
+* ``ToolError``: raised by a tool implementation; its message is returned to the model as the
+  tool result and recorded on the trace. It never stops a run.
+"""
+
+from __future__ import annotations
+
+
+class CallbenchError(Exception):
+    """Base class of every error callbench raises on purpose."""
+
+
+class UserError(CallbenchError):
+    """A problem the user can fix: bad file, unknown name, impossible option."""
+
+
+class ConfigError(UserError):
+    """An invalid option or combination of options."""
+
+
+class SuiteError(UserError):
+    """A malformed case or suite file. The message names the file, line or case id."""
+
+
+class ContractError(UserError):
+    """A malformed tool contract. The message names the file and the problem."""
+
+
+class NotImplementedFeature(UserError):
+    """A feature that is documented as not implemented in this version."""
+
+
+class PoolingError(UserError):
+    """A request to pool or compare figures across tiers or harness modes."""
+
+
+class ProviderError(CallbenchError):
+    """A failure talking to a model service (infrastructure, not model behaviour)."""
+
+    retryable: bool = False
+
+
+class TransientProviderError(ProviderError):
+    """5xx, timeout, dropped connection, truncated body: worth retrying."""
+
+    retryable = True
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RateLimitedError(TransientProviderError):
+    """HTTP 429 or an equivalent provider signal."""
+
+
+class FatalProviderError(ProviderError, UserError):
+    """400/401/403/404: retrying cannot help; the run stops with a message saying what to fix."""
+
+
+class ToolError(CallbenchError):
+    """Raised by a tool implementation; the message goes back to the model as the result."""
