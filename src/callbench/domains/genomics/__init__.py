@@ -1,0 +1,1 @@
+"""Genomics domain pack: a genome-workbench workspace, its tool registry and benchmark suites."""
