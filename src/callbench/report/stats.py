@@ -1,0 +1,431 @@
+"""Statistics over case records: intervals, paired comparisons, repeated trials.
+
+Every figure here is computed inside one *stratum*: a single scoring tier (scorer name) and a
+single harness mode. Pooling across tiers or modes would mix incomparable pass rules, so the
+functions that take records refuse it with :class:`~callbench.errors.PoolingError`.
+
+Pure functions over plain numbers and record dicts (the lines of ``records.jsonl``); the random
+generator is seeded so every interval is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import binomtest
+
+from callbench.errors import PoolingError
+
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 20240917
+
+Record = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a two-sided confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high, "method": self.method}
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for a binomial proportion.
+
+    Args:
+        successes: Number of passes.
+        n: Number of trials; ``0`` gives the uninformative interval ``[0, 1]``.
+        confidence: Two-sided confidence level.
+    """
+    if n <= 0:
+        return Interval(0.0, 0.0, 1.0, "wilson")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes={successes} outside 0..{n}")
+    z = _z(confidence)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    # Clamp the rounding noise at the edges (k == 0 or k == n give exactly 0 or 1).
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return Interval(p, low, high, "wilson")
+
+
+def bootstrap_interval(
+    values: Sequence[float],
+    clusters: Sequence[str] | None = None,
+    *,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """Percentile bootstrap interval of the mean, optionally resampling whole clusters.
+
+    With ``clusters`` (for example the template each case was generated from, or the case key
+    when a case has several trials) whole clusters are drawn with replacement, so correlated
+    values do not narrow the interval falsely.
+    """
+    vals = np.asarray(values, dtype=float)
+    if vals.size == 0:
+        return Interval(0.0, 0.0, 1.0, "bootstrap")
+    labels = list(clusters) if clusters is not None else [str(i) for i in range(vals.size)]
+    sums, counts = _cluster_totals(vals, labels)
+    means = _resample_means(sums, counts, resamples, seed)
+    low, high = _percentiles(means, confidence)
+    method = "cluster-bootstrap" if clusters is not None and len(sums) < vals.size else "bootstrap"
+    return Interval(float(vals.mean()), low, high, method)
+
+
+def _cluster_totals(vals: np.ndarray, labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    if len(labels) != vals.size:
+        raise ValueError("clusters must have one label per value")
+    index: dict[str, int] = {}
+    ids = np.fromiter((index.setdefault(label, len(index)) for label in labels), dtype=int, count=vals.size)
+    sums = np.bincount(ids, weights=vals, minlength=len(index))
+    counts = np.bincount(ids, minlength=len(index)).astype(float)
+    return sums, counts
+
+
+def _resample_means(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    # Ratio estimator: resampled clusters' total passes over their total size. Done in chunks so
+    # 10,000 clusters x 2,000 resamples never builds one huge index matrix.
+    rng = np.random.default_rng(seed)
+    k = sums.size
+    out = np.empty(resamples)
+    chunk = max(1, 2_000_000 // max(k, 1))
+    for start in range(0, resamples, chunk):
+        stop = min(resamples, start + chunk)
+        draw = rng.integers(0, k, size=(stop - start, k))
+        out[start:stop] = sums[draw].sum(axis=1) / counts[draw].sum(axis=1)
+    return out
+
+
+def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(samples, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Model A minus model B on the cases both ran, with a bootstrap CI and McNemar's test."""
+
+    n: int
+    accuracy_a: float
+    accuracy_b: float
+    difference: Interval
+    only_a: int
+    """Cases A passed and B failed."""
+    only_b: int
+    """Cases B passed and A failed."""
+    mcnemar_p: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "accuracy_a": self.accuracy_a,
+            "accuracy_b": self.accuracy_b,
+            "difference": self.difference.as_dict(),
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+            "mcnemar_p": self.mcnemar_p,
+        }
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant pair counts."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    return float(binomtest(only_a, n, 0.5, alternative="two-sided").pvalue)
+
+
+def paired_comparison(
+    a: Sequence[bool],
+    b: Sequence[bool],
+    clusters: Sequence[str] | None = None,
+    *,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> PairedComparison:
+    """Compare two aligned pass vectors (same cases, same order).
+
+    The difference interval is a (cluster) bootstrap of the per-case differences; McNemar's
+    exact test uses the discordant pairs.
+    """
+    if len(a) != len(b):
+        raise ValueError("paired vectors must have the same length")
+    va = np.asarray(a, dtype=float)
+    vb = np.asarray(b, dtype=float)
+    diff = bootstrap_interval(va - vb, clusters, confidence=confidence, resamples=resamples, seed=seed)
+    only_a = int(np.sum((va == 1) & (vb == 0)))
+    only_b = int(np.sum((va == 0) & (vb == 1)))
+    n = len(a)
+    return PairedComparison(
+        n=n,
+        accuracy_a=float(va.mean()) if n else 0.0,
+        accuracy_b=float(vb.mean()) if n else 0.0,
+        difference=Interval(diff.estimate, diff.low, diff.high, "paired-" + diff.method),
+        only_a=only_a,
+        only_b=only_b,
+        mcnemar_p=mcnemar_exact(only_a, only_b),
+    )
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k: chance that at least one of k trials drawn from n passes (c passed)."""
+    _check_counts(n, c, k)
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k: chance that all of k trials drawn from n pass (c passed)."""
+    _check_counts(n, c, k)
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def _check_counts(n: int, c: int, k: int) -> None:
+    if not (0 <= c <= n and 1 <= k <= n):
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+
+
+def disagreement(n: int, c: int) -> float:
+    """Chance that two different trials of one case disagree (0 when stable)."""
+    if n < 2:
+        return 0.0
+    return 2 * c * (n - c) / (n * (n - 1))
+
+
+def trial_statistics(outcomes: Mapping[str, Sequence[bool]]) -> dict[str, Any]:
+    """pass@k, pass^k and flip rate over cases that have several trials.
+
+    Args:
+        outcomes: Case key -> pass flags of its trials.
+
+    Returns:
+        ``trials`` (the smallest trial count shared by all cases), ``pass_at_k`` and
+        ``pass_hat_k`` for k = 1..trials averaged over cases, ``flip_rate`` (share of cases
+        whose trials do not all agree), ``mean_disagreement`` and the ``flipping_cases`` keys.
+    """
+    multi = {key: list(v) for key, v in outcomes.items() if len(v) >= 2}
+    if not multi:
+        return {"trials": 1, "cases": len(outcomes)}
+    kmax = min(len(v) for v in multi.values())
+    counts = [(len(v), sum(v)) for v in multi.values()]
+    flipping = sorted(key for key, v in multi.items() if 0 < sum(v) < len(v))
+    return {
+        "trials": kmax,
+        "cases": len(multi),
+        "pass_at_k": {str(k): _mean(pass_at_k(n, c, k) for n, c in counts) for k in range(1, kmax + 1)},
+        "pass_hat_k": {str(k): _mean(pass_hat_k(n, c, k) for n, c in counts) for k in range(1, kmax + 1)},
+        "flip_rate": len(flipping) / len(multi),
+        "mean_disagreement": _mean(disagreement(n, c) for n, c in counts),
+        "flipping_cases": flipping,
+    }
+
+
+def _mean(values: Iterable[float]) -> float:
+    vals = list(values)
+    return sum(vals) / len(vals) if vals else 0.0
+
+
+def _z(confidence: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - confidence) / 2))
+
+
+# --- records -------------------------------------------------------------------------------
+
+
+def tiers_of(records: Iterable[Record]) -> list[str]:
+    """Scoring tiers (scorer names) present in the records, in first-seen order."""
+    seen: dict[str, None] = {}
+    for rec in records:
+        for name in rec.get("verdicts") or {}:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def harness_mode(record: Record) -> str:
+    """The record's harness mode (``"default"`` when the record does not say)."""
+    return str(record.get("harness_mode") or "default")
+
+
+def template_of(record: Record) -> str | None:
+    """Template a case was generated from, when the record names one."""
+    meta = record.get("metadata") or {}
+    value = record.get("template") or (meta.get("template") if isinstance(meta, Mapping) else None)
+    return str(value) if value else None
+
+
+def strata(records: Iterable[Record]) -> dict[tuple[str, str], list[Record]]:
+    """Split records into (tier, harness mode) strata; a record appears once per tier it has.
+
+    Error records (no verdicts) are attached to every tier of their harness mode so that each
+    stratum counts its errors.
+    """
+    recs = list(records)
+    tiers = tiers_of(recs)
+    out: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for rec in recs:
+        verdicts = rec.get("verdicts") or {}
+        for tier in tiers:
+            if tier in verdicts or rec.get("status") == "error":
+                out[(tier, harness_mode(rec))].append(rec)
+    return dict(out)
+
+
+def ensure_one_stratum(records: Sequence[Record], tier: str) -> str:
+    """Return the single harness mode of ``records``; raise PoolingError when they mix modes."""
+    modes = sorted({harness_mode(r) for r in records})
+    if len(modes) > 1:
+        raise PoolingError(
+            f"refusing to pool tier {tier!r} across harness modes {', '.join(modes)}; "
+            "compute figures per harness mode"
+        )
+    missing = [r.get("key") for r in records if r.get("status") != "error" and tier not in (r.get("verdicts") or {})]
+    if missing:
+        raise PoolingError(f"records {missing[:3]} have no verdict for tier {tier!r}; tiers are never mixed")
+    return modes[0] if modes else "default"
+
+
+def passed(record: Record, tier: str) -> bool:
+    """Strict pass flag of a completed record under ``tier``."""
+    return bool(((record.get("verdicts") or {}).get(tier) or {}).get("passed"))
+
+
+def partial(record: Record, tier: str) -> float | None:
+    """Diagnostic partial score of a record under ``tier`` (None when the scorer gave none)."""
+    value = ((record.get("verdicts") or {}).get(tier) or {}).get("partial")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def case_key(record: Record) -> str:
+    """Stable case identity across trials and runs (``suite:id``)."""
+    return str(record.get("key") or f"{record.get('suite')}:{record.get('case_id')}")
+
+
+def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 0.95) -> Interval:
+    """Strict accuracy of completed records with a 95% interval.
+
+    Wilson when every case appears once and no two cases share a template; otherwise a cluster
+    bootstrap over templates (or over cases, when only trials repeat them).
+    """
+    done = [r for r in records if r.get("status") != "error"]
+    flags = [passed(r, tier) for r in done]
+    clusters = [template_of(r) or case_key(r) for r in done]
+    if len(set(clusters)) == len(clusters):
+        return wilson_interval(sum(flags), len(flags), confidence)
+    return bootstrap_interval([float(f) for f in flags], clusters, confidence=confidence)
+
+
+def stratum_statistics(records: Sequence[Record], tier: str) -> dict[str, Any]:
+    """All figures for one (tier, harness mode) stratum; raises PoolingError on mixed input."""
+    mode = ensure_one_stratum(records, tier)
+    done = [r for r in records if r.get("status") != "error"]
+    partials = [p for p in (partial(r, tier) for r in done) if p is not None]
+    outcomes: dict[str, list[bool]] = defaultdict(list)
+    for rec in done:
+        outcomes[case_key(rec)].append(passed(rec, tier))
+    return {
+        "tier": tier,
+        "harness_mode": mode,
+        "n": len(done),
+        "cases": len(outcomes),
+        "passed": sum(passed(r, tier) for r in done),
+        "errors": len(records) - len(done),
+        "accuracy": accuracy_interval(records, tier).as_dict(),
+        "partial_mean_diagnostic": _mean(partials) if partials else None,
+        "by_category": _by_field(done, tier, "category"),
+        "by_suite": _by_field(done, tier, "suite"),
+        "trials": trial_statistics(outcomes),
+        "retrieval_recall": _recall(done),
+    }
+
+
+def _by_field(done: Sequence[Record], tier: str, field: str) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for rec in done:
+        groups[str(rec.get(field) or "-")].append(rec)
+    return {
+        name: {"n": len(rs), "passed": sum(passed(r, tier) for r in rs), "accuracy": accuracy_interval(rs, tier).as_dict()}
+        for name, rs in sorted(groups.items())
+    }
+
+
+def _recall(done: Sequence[Record]) -> float | None:
+    values = [float(r["retrieval_recall"]) for r in done if isinstance(r.get("retrieval_recall"), int | float)]
+    return _mean(values) if values else None
+
+
+def statistics_summary(records: Iterable[Record]) -> dict[str, Any]:
+    """Statistics for ``summary.json``: one entry per (tier, harness mode), never pooled.
+
+    Returns:
+        ``{"strata": [stratum_statistics(...), ...], "confidence": 0.95}``, strata sorted by
+        tier then harness mode.
+    """
+    groups = strata(records)
+    return {
+        "confidence": 0.95,
+        "strata": [stratum_statistics(recs, tier) for (tier, _mode), recs in sorted(groups.items())],
+    }
+
+
+def compare_runs(
+    a: Sequence[Record], b: Sequence[Record], tier: str, *, resamples: int = DEFAULT_RESAMPLES
+) -> dict[str, Any]:
+    """Paired comparison of two runs on the cases both completed, within one tier and mode.
+
+    Trials of a case are averaged into its pass rate first; McNemar then uses majority verdicts.
+
+    Raises:
+        PoolingError: when the runs use different harness modes or mix them.
+    """
+    mode_a, mode_b = ensure_one_stratum(a, tier), ensure_one_stratum(b, tier)
+    if mode_a != mode_b:
+        raise PoolingError(f"cannot compare harness mode {mode_a!r} with {mode_b!r} (tier {tier!r})")
+    rate_a, rate_b = _case_rates(a, tier), _case_rates(b, tier)
+    shared = sorted(set(rate_a) & set(rate_b))
+    cmp = paired_comparison([rate_a[k] >= 0.5 for k in shared], [rate_b[k] >= 0.5 for k in shared], resamples=resamples)
+    diffs = [rate_a[k] - rate_b[k] for k in shared]
+    templates = _templates(a)
+    interval = bootstrap_interval(diffs, [templates.get(k, k) for k in shared], resamples=resamples)
+    result = cmp.as_dict()
+    result.update(
+        tier=tier,
+        harness_mode=mode_a,
+        accuracy_a=_mean(rate_a[k] for k in shared),
+        accuracy_b=_mean(rate_b[k] for k in shared),
+        difference=Interval(interval.estimate, interval.low, interval.high, "paired-" + interval.method).as_dict(),
+        disagreeing=[k for k in shared if (rate_a[k] >= 0.5) != (rate_b[k] >= 0.5)],
+    )
+    return result
+
+
+def _case_rates(records: Sequence[Record], tier: str) -> dict[str, float]:
+    outcomes: dict[str, list[bool]] = defaultdict(list)
+    for rec in records:
+        if rec.get("status") != "error":
+            outcomes[case_key(rec)].append(passed(rec, tier))
+    return {k: sum(v) / len(v) for k, v in outcomes.items()}
+
+
+def _templates(records: Sequence[Record]) -> dict[str, str]:
+    return {case_key(r): t for r in records if (t := template_of(r))}
