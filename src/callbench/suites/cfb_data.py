@@ -1,0 +1,209 @@
+"""Parse ``ComplexFuncBench.jsonl`` lines into typed samples.
+
+One line holds ``id`` (``"<Domain>-<n>"``), ``functions`` (the offered tool list) and
+``conversations``: the user query, then per gold step an assistant turn with its parallel
+``function_call`` list followed by an ``observation`` turn whose ``content`` list answers those
+calls by index, and finally the gold answer as assistant text. Problems are reported per line
+with the file, line and field named; they are never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from callbench.errors import SuiteError
+
+OPTIONAL_FUNCTIONS = frozenset(
+    {
+        "Location_to_Lat_Long",
+        "Search_Hotel_Destination",
+        "Search_Attraction_Location",
+        "Search_Car_Location",
+        "Search_Flight_Location",
+        "Taxi_Search_Location",
+    }
+)
+"""Location look-ups ComplexEval treats as optional ("free") calls."""
+
+PUBLISHED_DOMAIN_SIZES = {"Hotels": 150, "Flights": 150, "Car-Rental": 150, "Attraction": 150, "Cross": 400}
+"""Per-domain sample counts hard-coded as success-rate denominators upstream."""
+
+
+class CfbCall(BaseModel):
+    """One gold function call with its annotated (replayed) response."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arguments: dict[str, Any]
+    response: Any = None
+
+
+class CfbSample(BaseModel):
+    """One ComplexFuncBench sample."""
+
+    id: str
+    domain: str
+    index: int
+    query: str
+    functions: list[dict[str, Any]]
+    steps: list[list[CfbCall]]
+    """Gold path: one list of parallel calls per step."""
+    answer: str
+
+    @property
+    def template(self) -> str:
+        """Template id: the upstream data expands each template to 10 consecutive ids."""
+        return f"{self.domain}/{self.index // 10}"
+
+
+@dataclass
+class LoadReport:
+    """Samples read from a file and the per-line problems that made lines unusable."""
+
+    samples: list[CfbSample] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class _LineProblem(Exception):
+    """Internal: one problem in one line; turned into a ``file:line: message`` string."""
+
+
+def _split_id(raw: Any) -> tuple[str, int]:
+    if not isinstance(raw, str) or "-" not in raw:
+        raise _LineProblem(f"field 'id' must look like '<Domain>-<n>', got {raw!r}")
+    domain, _, number = raw.rpartition("-")  # right split keeps 'Car-Rental' whole
+    if not domain or not number.isdigit():
+        raise _LineProblem(f"field 'id' must look like '<Domain>-<n>', got {raw!r}")
+    return domain, int(number)
+
+
+def _as_json(value: Any, what: str, kind: type) -> Any:
+    # Some exports store arguments / observation lists as JSON strings; accept both forms.
+    if isinstance(value, str) and kind is not str:
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise _LineProblem(f"{what} is a string that is not valid JSON ({exc.msg})") from None
+    if not isinstance(value, kind):
+        raise _LineProblem(f"{what} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _parse_calls(turn: dict[str, Any], k: int) -> list[dict[str, Any]]:
+    calls = _as_json(turn.get("function_call"), f"conversations step {k}: function_call", list)
+    if not calls:
+        raise _LineProblem(f"conversations step {k}: function_call list is empty")
+    out = []
+    for j, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            raise _LineProblem(f"conversations step {k} call {j}: needs a string 'name'")
+        args = _as_json(call.get("arguments", {}), f"conversations step {k} call {j}: arguments", dict)
+        out.append({"name": call["name"], "arguments": args})
+    return out
+
+
+def _parse_steps(turns: list[Any]) -> list[list[CfbCall]]:
+    steps: list[list[CfbCall]] = []
+    body = turns[1:-1]
+    for pos in range(0, len(body), 2):
+        k = pos // 2
+        call_turn = body[pos]
+        if not isinstance(call_turn, dict) or call_turn.get("role") != "assistant":
+            raise _LineProblem(f"conversations step {k}: expected an assistant function_call turn")
+        calls = _parse_calls(call_turn, k)
+        if pos + 1 >= len(body):
+            raise _LineProblem(f"conversations step {k}: {len(calls)} call(s) but no observation turn")
+        obs = body[pos + 1]
+        if not isinstance(obs, dict) or obs.get("role") != "observation":
+            raise _LineProblem(f"conversations step {k}: expected an observation turn after the calls")
+        responses = _as_json(obs.get("content"), f"conversations step {k}: observation content", list)
+        if len(responses) != len(calls):
+            raise _LineProblem(
+                f"conversations step {k}: {len(calls)} call(s) but {len(responses)} response(s)"
+            )
+        steps.append([CfbCall(response=r, **c) for c, r in zip(calls, responses, strict=True)])
+    return steps
+
+
+def _parse_functions(raw: Any) -> list[dict[str, Any]]:
+    functions = _as_json(raw, "field 'functions'", list)
+    seen: set[str] = set()
+    for i, fn in enumerate(functions):
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise _LineProblem(f"functions[{i}]: needs a string 'name'")
+        if fn["name"] in seen:
+            raise _LineProblem(f"functions[{i}]: duplicate function name {fn['name']!r}")
+        seen.add(fn["name"])
+    return functions
+
+
+def parse_sample(obj: Any) -> CfbSample:
+    """Turn one decoded JSONL object into a sample.
+
+    Raises:
+        _LineProblem: with a message naming the field; callers add file and line.
+    """
+    if not isinstance(obj, dict):
+        raise _LineProblem(f"line must hold a JSON object, got {type(obj).__name__}")
+    domain, index = _split_id(obj.get("id"))
+    turns = _as_json(obj.get("conversations"), "field 'conversations'", list)
+    if len(turns) < 2:
+        raise _LineProblem("field 'conversations' needs at least the user query and the gold answer")
+    first, last = turns[0], turns[-1]
+    if not isinstance(first, dict) or first.get("role") != "user" or not isinstance(first.get("content"), str):
+        raise _LineProblem("conversations[0] must be the user turn with string content")
+    if not isinstance(last, dict) or last.get("role") != "assistant" or not isinstance(last.get("content"), str):
+        raise _LineProblem("the last conversation turn must be the assistant's gold answer (string content)")
+    steps = _parse_steps(turns)
+    functions = _parse_functions(obj.get("functions"))
+    return CfbSample(
+        id=obj["id"], domain=domain, index=index, query=first["content"],
+        functions=functions, steps=steps, answer=last["content"],
+    )
+
+
+def read_jsonl(path: Path, *, strict: bool = False) -> LoadReport:
+    """Read a ComplexFuncBench JSONL file.
+
+    Args:
+        path: The file.
+        strict: Raise on the first bad line instead of collecting problems.
+
+    Returns:
+        The usable samples and one ``file:line: problem`` string per skipped line.
+
+    Raises:
+        SuiteError: the file is unreadable, ``strict`` and a line is bad, or ids repeat.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SuiteError(f"{path}: cannot read ComplexFuncBench data ({exc.strerror or exc})") from None
+    report = LoadReport()
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise _LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+            sample = parse_sample(obj)
+            if sample.id in seen:
+                raise _LineProblem(f"id {sample.id!r} already used on line {seen[sample.id]}")
+        except _LineProblem as problem:
+            message = f"{path.name}:{lineno}: {problem}"
+            if strict:
+                raise SuiteError(message) from None
+            report.problems.append(message)
+            continue
+        seen[sample.id] = lineno
+        report.samples.append(sample)
+    return report
