@@ -1,0 +1,118 @@
+"""Read a run directory (``run.json``, ``records.jsonl``, ``summary.json``) for reports.
+
+Reports read plain dicts so they work on runs written by any version of the record models and
+on runs still in progress (``records.jsonl`` may end in a half-written line).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from callbench.errors import UserError
+
+RUN_FILE = "run.json"
+RECORDS_FILE = "records.jsonl"
+SUMMARY_FILE = "summary.json"
+LIVE_FILE = "live.json"
+
+
+@dataclass
+class RunData:
+    """One run as the report sees it."""
+
+    path: Path
+    header: dict[str, Any]
+    records: list[dict[str, Any]]
+    summary: dict[str, Any] | None = None
+    offset: int = 0
+    """Byte offset in records.jsonl just past the last complete line read."""
+    label: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = run_label(self.header, self.path)
+
+
+def run_label(header: dict[str, Any], path: Path) -> str:
+    """Short human label: the model (or provider) and the run directory name."""
+    model = header.get("model") or header.get("provider") or ""
+    if isinstance(model, dict):
+        model = model.get("name") or model.get("model") or ""
+    return f"{model} ({path.name})" if model else path.name
+
+
+class RecordTail:
+    """Incremental reader of ``records.jsonl``: each call returns only the new complete lines."""
+
+    def __init__(self, path: Path, offset: int = 0) -> None:
+        self.path = path
+        self.offset = offset
+        self._line = 0
+
+    def read_new(self) -> list[dict[str, Any]]:
+        """Records appended since the last call; a trailing partial line is left for later."""
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as fh:
+            fh.seek(self.offset)
+            chunk = fh.read()
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            return []
+        out = []
+        for raw in chunk[: end + 1].splitlines():
+            self._line += 1
+            if raw.strip():
+                out.append(_parse_line(raw, self.path, self._line))
+        self.offset += end + 1
+        return out
+
+
+def _parse_line(raw: bytes, path: Path, line: int) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path.name}:{line}: not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{path.name}:{line}: a record must be a JSON object")
+    return value
+
+
+def read_json(path: Path, *, required: bool) -> dict[str, Any] | None:
+    """Parse a JSON object file; ``None`` when optional and absent."""
+    if not path.exists():
+        if required:
+            raise UserError(f"{path}: missing (is this a callbench run directory?)")
+        return None
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{path}: expected a JSON object")
+    return value
+
+
+def read_run(run_dir: str | Path, *, allow_partial: bool = False) -> RunData:
+    """Load a run directory.
+
+    Args:
+        run_dir: Directory written by ``callbench run``.
+        allow_partial: Accept a run whose ``run.json`` is not written yet (live view).
+
+    Raises:
+        UserError: when the directory or its files are missing or malformed.
+    """
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise UserError(f"{path}: no such run directory")
+    header = read_json(path / RUN_FILE, required=not allow_partial) or {}
+    tail = RecordTail(path / RECORDS_FILE)
+    if not (path / RECORDS_FILE).exists() and not allow_partial:
+        raise UserError(f"{path / RECORDS_FILE}: missing (the run wrote no records)")
+    records = tail.read_new()
+    summary = read_json(path / SUMMARY_FILE, required=False)
+    return RunData(path=path, header=header, records=records, summary=summary, offset=tail.offset)

@@ -1,0 +1,368 @@
+"use strict";
+// callbench report. Every value from a run is untrusted model output: it only ever reaches the
+// page through textContent or attribute setters, never through innerHTML, and no value becomes
+// a link target.
+(function () {
+  const DATA = JSON.parse(document.getElementById("cb-data").textContent);
+  const PAGE = 150; // rows rendered per lazy step
+  const state = { rows: [], shown: 0, open: new Set() };
+
+  function el(tag, attrs, ...kids) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = String(v);
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, String(v));
+    }
+    for (const kid of kids.flat()) {
+      if (kid === null || kid === undefined || kid === false) continue;
+      node.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    }
+    return node;
+  }
+  const svg = (tag, attrs) => {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    return node;
+  };
+  const pct = (x) => (x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%");
+  const fmt = (x, d = 3) => (x === null || x === undefined ? "–" : Number(x).toFixed(d));
+  const json = (v) => { try { return JSON.stringify(v, null, 1); } catch (e) { return String(v); } };
+  const uniq = (xs) => Array.from(new Set(xs)).filter((x) => x !== undefined && x !== null && x !== "").sort();
+
+  function allTiers() {
+    return uniq(DATA.runs.flatMap((r) => r.statistics.strata.map((s) => s.tier)));
+  }
+
+  // ---- summary cards ------------------------------------------------------------------------
+  function renderCards() {
+    const box = document.getElementById("cards");
+    box.replaceChildren();
+    for (const run of DATA.runs) {
+      for (const s of run.statistics.strata) {
+        const a = s.accuracy;
+        box.append(el("div", { class: "card", "data-testid": "card", "data-run": run.id, "data-tier": s.tier, "data-mode": s.harness_mode },
+          el("h3", { text: `${run.label} · ${s.tier} · ${s.harness_mode}` }),
+          el("div", { class: "acc", "data-value": a.estimate, text: pct(a.estimate) }),
+          el("div", { class: "ci", "data-low": a.low, "data-high": a.high, text: `95% CI ${pct(a.low)} – ${pct(a.high)} (${a.method})` }),
+          el("dl", {},
+            el("dt", { text: "n" }), el("dd", { class: "n", text: s.n }),
+            el("dt", { text: "passed" }), el("dd", { class: "passed", text: s.passed }),
+            el("dt", { text: "errors" }), el("dd", { class: "errors", text: s.errors }),
+            el("dt", { text: "partial (diagnostic)" }), el("dd", { class: "diag partial", text: fmt(s.partial_mean_diagnostic) }),
+            el("dt", { text: "retrieval recall" }), el("dd", { class: "recall", text: fmt(s.retrieval_recall) }))));
+      }
+    }
+  }
+
+  function renderTrials() {
+    const rows = [];
+    for (const run of DATA.runs) for (const s of run.statistics.strata) {
+      const t = s.trials || {};
+      if ((t.trials || 1) < 2) continue;
+      const ks = Object.keys(t.pass_at_k);
+      rows.push(el("tr", {}, el("td", { text: run.label }), el("td", { text: s.tier }), el("td", { text: s.harness_mode }),
+        el("td", { text: t.trials }), el("td", { text: ks.map((k) => `@${k} ${pct(t.pass_at_k[k])}`).join("  ") }),
+        el("td", { text: ks.map((k) => `^${k} ${pct(t.pass_hat_k[k])}`).join("  ") }),
+        el("td", { class: "flip", text: pct(t.flip_rate) }), el("td", { text: (t.flipping_cases || []).slice(0, 12).join(", ") })));
+    }
+    document.getElementById("trials-section").hidden = rows.length === 0;
+    document.getElementById("trials").replaceChildren(table(["Run", "Tier", "Mode", "Trials", "pass@k", "pass^k", "Flip rate", "Flipping cases"], rows));
+  }
+
+  function table(head, rows) {
+    return el("table", {}, el("thead", {}, el("tr", {}, head.map((h) => el("th", { text: h })))), el("tbody", {}, rows));
+  }
+
+  function renderLeaderboard() {
+    const show = DATA.runs.length > 1;
+    document.getElementById("leaderboard-section").hidden = !show;
+    document.getElementById("comparisons-section").hidden = !show;
+    if (!show) return;
+    const rows = DATA.leaderboard.map((r) => el("tr", { "data-testid": "leader" },
+      el("td", { text: r.rank }), el("td", { text: r.label }), el("td", { text: r.tier }), el("td", { text: r.harness_mode }),
+      el("td", { text: pct(r.accuracy) }), el("td", { text: `${pct(r.low)} – ${pct(r.high)}` }), el("td", { text: r.n }), el("td", { text: r.errors }),
+      el("td", { class: "diag", text: fmt(r.partial) })));
+    document.getElementById("leaderboard").replaceChildren(table(["#", "Run", "Tier", "Mode", "Strict accuracy", "95% CI", "n", "Errors", "Partial (diag.)"], rows));
+    const crow = DATA.comparisons.map((c) => el("tr", { "data-testid": "comparison" },
+      el("td", { text: c.a }), el("td", { text: c.b }), el("td", { text: c.tier }), el("td", { text: c.n }),
+      el("td", { class: c.difference.estimate >= 0 ? "good" : "bad-text", text: `${(100 * c.difference.estimate).toFixed(1)} pts` }),
+      el("td", { text: `${(100 * c.difference.low).toFixed(1)} – ${(100 * c.difference.high).toFixed(1)}` }),
+      el("td", { text: c.mcnemar_p.toPrecision(3) }), el("td", { text: `${c.only_a} / ${c.only_b}` }),
+      el("td", {}, c.disagreeing.slice(0, 30).map((k) => el("button", { class: "pill fail", type: "button", onclick: () => { setSearch(k); } }, k)),
+        c.disagreeing.length > 30 ? ` … ${c.disagreeing.length - 30} more` : "")));
+    document.getElementById("comparisons").replaceChildren(
+      table(["A", "B", "Tier", "Shared cases", "A − B", "95% CI", "McNemar p", "only A / only B", "Disagreeing cases"], crow));
+  }
+
+  // ---- charts ---------------------------------------------------------------------------------
+  function renderCharts() {
+    const run = DATA.runs[Number(document.getElementById("chart-run").value) || 0];
+    const tier = document.getElementById("chart-tier").value;
+    const box = document.getElementById("charts");
+    box.replaceChildren();
+    if (!run) return;
+    for (const s of run.statistics.strata.filter((x) => x.tier === tier)) {
+      const cats = Object.entries(s.by_category || {});
+      box.append(el("div", { class: "chart", "data-testid": "category-chart" }, el("h3", { text: `Accuracy by category · ${s.harness_mode}` }), barChart(cats)));
+    }
+    const partials = run.records.filter((r) => r.status !== "error" && r.verdicts[tier] && typeof r.verdicts[tier].partial === "number").map((r) => r.verdicts[tier].partial);
+    box.append(el("div", { class: "chart" }, el("h3", { text: "Partial scores (diagnostic)" }), histogram(partials, 10)));
+    const recalls = run.records.filter((r) => typeof r.retrieval_recall === "number").map((r) => r.retrieval_recall);
+    if (recalls.length) box.append(el("div", { class: "chart" }, el("h3", { text: "Retrieval recall" }), histogram(recalls, 5)));
+  }
+
+  function barChart(cats) {
+    const w = 500, rowH = 22, left = 120, h = cats.length * rowH + 10;
+    const root = svg("svg", { width: w, height: h, role: "img" });
+    cats.forEach(([name, c], i) => {
+      const y = i * rowH + 4, span = w - left - 110, a = c.accuracy;
+      const label = svg("text", { x: 0, y: y + 13, "font-size": 12 }); label.textContent = name.slice(0, 18);
+      const bar = svg("rect", { x: left, y, width: Math.max(1, span * a.estimate), height: rowH - 8, fill: "#54aeff" });
+      const whisker = svg("line", { x1: left + span * a.low, x2: left + span * a.high, y1: y + 7, y2: y + 7, stroke: "#0a3069", "stroke-width": 2 });
+      const val = svg("text", { x: left + span + 6, y: y + 13, "font-size": 12 }); val.textContent = `${pct(a.estimate)} (${c.n})`;
+      root.append(label, bar, whisker, val);
+    });
+    return root;
+  }
+
+  function histogram(values, bins) {
+    const counts = new Array(bins).fill(0);
+    for (const v of values) counts[Math.min(bins - 1, Math.max(0, Math.floor(v * bins)))] += 1;
+    const w = 300, h = 120, max = Math.max(1, ...counts), bw = w / bins;
+    const root = svg("svg", { width: w, height: h + 18, role: "img" });
+    counts.forEach((c, i) => {
+      const bh = (h - 14) * (c / max);
+      root.append(svg("rect", { x: i * bw + 1, y: h - bh, width: bw - 2, height: bh, fill: "#8c959f" }));
+      const t = svg("text", { x: i * bw + 2, y: h + 14, "font-size": 10 }); t.textContent = (i / bins).toFixed(1);
+      const n = svg("text", { x: i * bw + 2, y: h - bh - 2, "font-size": 10 }); n.textContent = c ? String(c) : "";
+      root.append(t, n);
+    });
+    return root;
+  }
+
+  // ---- case table -------------------------------------------------------------------------------
+  function allRecords() {
+    return DATA.runs.flatMap((run, ri) => run.records.map((rec) => ({ run: ri, rec })));
+  }
+
+  function fillSelect(id, label, values) {
+    const sel = document.getElementById(id), keep = sel.value;
+    sel.replaceChildren(el("option", { value: "", text: label }), ...values.map(([v, t]) => el("option", { value: v, text: t })));
+    if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+  }
+
+  function fillFilters() {
+    const recs = allRecords().map((x) => x.rec);
+    fillSelect("f-run", "all runs", DATA.runs.map((r, i) => [String(i), r.label]));
+    fillSelect("f-suite", "all suites", uniq(recs.map((r) => r.suite)).map((v) => [v, v]));
+    fillSelect("f-category", "all categories", uniq(recs.map((r) => r.category)).map((v) => [v, v]));
+    fillSelect("f-tier", "any tier", allTiers().map((v) => [v, v]));
+    fillSelect("f-reason", "any reason", uniq(recs.flatMap((r) => Object.values(r.verdicts).flatMap((v) => (v.reasons || []).map((x) => x.code)))).map((v) => [v, v]));
+    fillSelect("f-tool", "any tool", uniq(recs.flatMap((r) => toolsOf(r))).map((v) => [v, v]));
+    const cr = document.getElementById("chart-run"), ct = document.getElementById("chart-tier");
+    const keepRun = cr.value, keepTier = ct.value;
+    cr.replaceChildren(...DATA.runs.map((r, i) => el("option", { value: i, text: r.label })));
+    ct.replaceChildren(...allTiers().map((t) => el("option", { value: t, text: t })));
+    if (keepRun) cr.value = keepRun;
+    if (keepTier) ct.value = keepTier;
+  }
+
+  function toolsOf(rec) {
+    const calls = (rec.trace && rec.trace.calls) || [];
+    return calls.map((c) => c.tool).concat((rec.expected || []).map((s) => s.tool));
+  }
+
+  function haystack(rec) {
+    if (rec._hay === undefined) {
+      const t = rec.trace || {};
+      rec._hay = [rec.key, rec.instruction, t.final_text, toolsOf(rec).join(" "), rec.error].join("\n").toLowerCase();
+    }
+    return rec._hay;
+  }
+
+  function matches(item, f) {
+    const r = item.rec;
+    if (f.run !== "" && String(item.run) !== f.run) return false;
+    if (f.suite && r.suite !== f.suite) return false;
+    if (f.category && r.category !== f.category) return false;
+    if (f.outcome) {
+      if (f.outcome === "error") { if (r.status !== "error") return false; }
+      else {
+        if (r.status === "error") return false;
+        const tiers = f.tier ? [f.tier] : Object.keys(r.verdicts);
+        const want = f.outcome === "pass";
+        if (!tiers.some((t) => r.verdicts[t] && r.verdicts[t].passed === want)) return false;
+      }
+    }
+    if (f.reason && !Object.entries(r.verdicts).some(([t, v]) => (!f.tier || t === f.tier) && (v.reasons || []).some((x) => x.code === f.reason))) return false;
+    if (f.tool && !toolsOf(r).includes(f.tool)) return false;
+    if (f.search && !haystack(r).includes(f.search)) return false;
+    return true;
+  }
+
+  function applyFilters() {
+    const v = (id) => document.getElementById(id).value;
+    const f = { search: v("f-search").trim().toLowerCase(), run: v("f-run"), suite: v("f-suite"), category: v("f-category"), tier: v("f-tier"), outcome: v("f-outcome"), reason: v("f-reason"), tool: v("f-tool") };
+    const all = allRecords();
+    state.rows = all.filter((item) => matches(item, f));
+    state.shown = 0;
+    document.getElementById("rows").replaceChildren();
+    renderMore();
+    document.getElementById("f-count").textContent = `${state.rows.length} of ${all.length} records`;
+  }
+
+  function setSearch(text) {
+    document.getElementById("f-search").value = text;
+    applyFilters();
+    document.getElementById("f-search").scrollIntoView();
+  }
+
+  function renderMore() {
+    const body = document.getElementById("rows");
+    const next = state.rows.slice(state.shown, state.shown + PAGE);
+    for (const item of next) body.append(caseRow(item));
+    state.shown += next.length;
+  }
+
+  function caseRow(item) {
+    const r = item.rec;
+    const verdicts = r.status === "error" ? [el("span", { class: "pill error", text: "error" })]
+      : Object.entries(r.verdicts).map(([t, v]) => el("span", { class: "pill " + (v.passed ? "pass" : "fail"), text: `${t}: ${v.passed ? "pass" : "fail"}` }));
+    const reasons = uniq(Object.values(r.verdicts).flatMap((v) => (v.reasons || []).map((x) => x.code)));
+    const calls = ((r.trace && r.trace.calls) || []).map((c) => c.tool);
+    const row = el("tr", { class: "row", "data-testid": "case-row", "data-key": r.key },
+      el("td", { text: DATA.runs[item.run].label }), el("td", { text: r.key }), el("td", { text: r.trial ?? 0 }), el("td", { text: r.category ?? "" }),
+      el("td", {}, verdicts), el("td", { text: reasons.join(", ") }), el("td", { text: calls.join(", ") }), el("td", { text: r.duration_ms != null ? Math.round(r.duration_ms) : "" }));
+    row.addEventListener("click", () => toggle(row, item));
+    return row;
+  }
+
+  function toggle(row, item) {
+    const next = row.nextElementSibling;
+    if (next && next.classList.contains("detail")) { next.remove(); return; }
+    row.after(el("tr", { class: "detail" }, el("td", { colspan: 8 }, panel(item.rec))));
+  }
+
+  // ---- case panel ---------------------------------------------------------------------------
+  function badgeFor(call) {
+    if (call.parse_error || call.schema_valid === false || call.execution === "error") return "bad";
+    if (call.execution === "ok") return "ok";
+    return "skip"; // valid but not executed (contract tier) or skipped
+  }
+
+  function panel(r) {
+    const t = r.trace || { rounds: [], calls: [] };
+    const byId = new Map((t.calls || []).map((c) => [c.call_id, c]));
+    const rounds = (t.rounds || []).map((rd) => {
+      const calls = (rd.call_ids || []).map((id) => byId.get(id)).filter(Boolean);
+      const badges = calls.length ? calls.map((c) => el("span", { class: "badge " + badgeFor(c), "data-testid": "call-badge", title: c.error || (c.schema_errors || []).join("; ") || c.execution }, `${c.tool} · ${c.parse_error ? "unparsable" : c.schema_valid === false ? "schema-invalid" : c.execution}`))
+        : [el("span", { class: "badge warn", "data-testid": "call-badge", text: "no tool call" })];
+      return el("div", { class: "round" + (calls.length ? "" : " nocall"), "data-testid": "round-card" },
+        el("strong", { text: `Round ${rd.index + 1}` }), " ", el("span", { class: "when", text: rd.started_at || "" }),
+        el("div", {}, badges), rd.nudge ? el("div", { class: "note", text: `nudge: ${rd.nudge}` }) : null,
+        rd.text ? el("pre", { text: rd.text }) : null);
+    });
+    const verdicts = Object.entries(r.verdicts || {}).map(([tier, v]) => el("div", {},
+      el("span", { class: "pill " + (v.passed ? "pass" : "fail"), text: `${tier}: ${v.passed ? "pass" : "fail"}` }),
+      ` partial ${fmt(v.partial)} (diagnostic) — `, el("span", { text: v.rationale || "" }),
+      el("ul", {}, (v.reasons || []).map((x) => el("li", {}, el("code", { text: x.code }), " ", x.message || "")))));
+    return el("div", { class: "panel", "data-testid": "case-panel" },
+      r.status === "error" ? el("div", { class: "bad-text", text: `error: ${r.error || ""}` }) : null,
+      el("h4", { text: "Instruction" }), el("pre", { text: r.instruction || "" }),
+      el("h4", { text: "Offered tools" }), el("div", {}, (r.offered_tools || []).map((x) => el("span", { class: "pill", text: x }))),
+      el("h4", { text: "Rounds" }), el("div", { class: "rounds" }, rounds),
+      el("h4", { text: "Expected vs actual arguments" }), argumentDiff(r.expected || [], t.calls || []),
+      el("h4", { text: "Final text" }), el("pre", { "data-testid": "final-text", text: t.final_text || "" }),
+      el("h4", { text: "Evaluation" }), verdicts,
+      el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + (t.calls || []).map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }));
+  }
+
+  function argumentDiff(expected, calls) {
+    const used = new Set();
+    const blocks = expected.map((step, i) => {
+      let idx = calls.findIndex((c, j) => !used.has(j) && c.tool === step.tool);
+      if (idx < 0) idx = calls.findIndex((c, j) => !used.has(j));
+      if (idx >= 0) used.add(idx);
+      const call = idx >= 0 ? calls[idx] : null;
+      const exp = step.arguments || {}, act = (call && call.arguments) || {};
+      const keys = uniq(Object.keys(exp).concat(Object.keys(act)));
+      const line = (obj, k, other) => {
+        const has = Object.prototype.hasOwnProperty.call(obj, k);
+        const same = has && Object.prototype.hasOwnProperty.call(other, k) && json(obj[k]) === json(other[k]);
+        return el("div", { class: "kv" + (has ? (same ? "" : " diff") : " missing"), text: has ? `${k}: ${json(obj[k])}` : `${k}: (absent)` });
+      };
+      return el("div", { class: "args", "data-testid": "arg-diff" },
+        el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), keys.map((k) => line(exp, k, act))),
+        el("div", {}, el("strong", { text: call ? `actual: ${call.tool}` : "actual: (no call)" }),
+          call && call.parse_error ? el("pre", { text: `unparsable arguments: ${call.arguments_raw}` }) : keys.map((k) => line(act, k, exp))));
+    });
+    return el("div", {}, blocks.length ? blocks : el("div", { class: "note", text: "no expected steps recorded" }));
+  }
+
+  // ---- live mode ----------------------------------------------------------------------------
+  function renderMeta() {
+    document.getElementById("meta").textContent = DATA.runs.map((r) => `${r.label}: ${r.records.length} records`).join(" · ") + ` · generated ${DATA.generated_at}`;
+  }
+
+  function renderAll() {
+    fillFilters(); renderMeta(); renderCards(); renderTrials(); renderLeaderboard(); renderCharts(); applyFilters();
+  }
+
+  async function poll() {
+    try {
+      const run = DATA.runs[0];
+      const res = await fetch(`api/update?offset=${run.offset || 0}`, { cache: "no-store" });
+      if (res.ok) {
+        const upd = await res.json();
+        if (upd.records.length) run.records.push(...upd.records);
+        run.offset = upd.offset;
+        run.statistics = upd.statistics;
+        showLive(upd.live);
+        if (upd.records.length) { fillFilters(); renderMeta(); renderCards(); renderTrials(); renderCharts(); appendRows(upd.records); }
+      }
+    } catch (e) { /* the server may have stopped; keep the page as it is */ }
+    setTimeout(poll, DATA.poll_ms || 1500);
+  }
+
+  function appendRows(newRecs) {
+    // Keep open panels and scroll position: re-filter only the new records and append them.
+    const before = state.rows.length;
+    applyFiltersKeep();
+    document.getElementById("f-count").textContent = `${state.rows.length} of ${allRecords().length} records`;
+    if (state.shown >= before) renderMore();
+  }
+
+  function applyFiltersKeep() {
+    const v = (id) => document.getElementById(id).value;
+    const f = { search: v("f-search").trim().toLowerCase(), run: v("f-run"), suite: v("f-suite"), category: v("f-category"), tier: v("f-tier"), outcome: v("f-outcome"), reason: v("f-reason"), tool: v("f-tool") };
+    state.rows = allRecords().filter((item) => matches(item, f));
+  }
+
+  function showLive(live) {
+    const box = document.getElementById("live");
+    box.hidden = false;
+    if (!live || !live.current || !live.current.length) { box.textContent = live && live.finished ? "Run finished." : "Waiting for the run…"; return; }
+    box.replaceChildren(el("strong", { text: "Running: " }), ...live.current.map((c) => el("span", { "data-testid": "live-case" }, el("code", { text: c.key }), " ",
+      (c.rounds || []).map((rd) => el("span", { class: "badge " + (rd.calls && rd.calls.length ? (rd.calls.every((x) => x.ok) ? "ok" : "bad") : "warn"), text: `R${rd.index + 1}` + (rd.calls && rd.calls.length ? ` ${rd.calls.map((x) => x.tool).join(",")}` : " no call") })), " ")));
+  }
+
+  function init() {
+    for (const id of ["f-run", "f-suite", "f-category", "f-tier", "f-outcome", "f-reason", "f-tool"]) document.getElementById(id).addEventListener("change", applyFilters);
+    let timer = null;
+    document.getElementById("f-search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(applyFilters, 120); });
+    document.getElementById("chart-run").addEventListener("change", renderCharts);
+    document.getElementById("chart-tier").addEventListener("change", renderCharts);
+    const sentinel = document.getElementById("sentinel");
+    // Re-observing after each step makes the observer fire again while the sentinel stays visible.
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && state.shown < state.rows.length) { renderMore(); io.unobserve(sentinel); io.observe(sentinel); }
+    });
+    io.observe(sentinel);
+    renderAll();
+    if (DATA.live) poll();
+  }
+  init();
+})();
