@@ -1,0 +1,174 @@
+"""Anthropic Messages API with native tool use.
+
+``build_request`` and ``parse_response`` are pure; :class:`AnthropicProvider` only adds HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from callbench.errors import TransientProviderError
+from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
+from callbench.providers.base import Provider
+from callbench.providers.spec import parse_spec
+from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, post_json
+from callbench.secrets import get_key
+from callbench.tools.contract import ToolContract
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+_CHOICE = {"auto": "auto", "required": "any", "none": "none"}
+
+
+def build_request(
+    model: str, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+) -> tuple[dict[str, Any], ToolNameMap]:
+    """Build a Messages API request body (system prompt apart, tool results as user blocks)."""
+    names = ToolNameMap.build([t.name for t in tools])
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": settings.max_tokens,
+        "messages": _messages([m for m in messages if m.role != "system"], names),
+    }
+    if system:
+        body["system"] = system
+    if settings.thinking_budget:
+        # Extended thinking requires the default temperature.
+        body["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
+    else:
+        body["temperature"] = settings.temperature
+    if tools:
+        body["tools"] = [
+            {"name": names.wire(t.name), "description": t.description,
+             "input_schema": t.provider_schema() or {"type": "object", "properties": {}}}
+            for t in tools
+        ]
+        choice: dict[str, Any] = {"type": _CHOICE[settings.tool_choice]}
+        if not settings.parallel_tool_calls and choice["type"] != "none":
+            choice["disable_parallel_tool_use"] = True
+        body["tool_choice"] = choice
+    return body, names
+
+
+def _messages(messages: list[Message], names: ToolNameMap) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks = _blocks(message, names)
+        if out and out[-1]["role"] == role:
+            # The API wants alternating roles: consecutive tool results form one user turn.
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def _blocks(message: Message, names: ToolNameMap) -> list[dict[str, Any]]:
+    if message.role == "tool":
+        return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}]
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        blocks.append({"type": "tool_use", "id": call.id, "name": names.wire(call.name),
+                       "input": call.arguments if call.arguments is not None else {}})
+    return blocks or [{"type": "text", "text": ""}]
+
+
+def parse_response(data: dict[str, Any], names: ToolNameMap) -> ModelTurn:
+    """Convert a Messages API response body into a :class:`ModelTurn`.
+
+    Raises:
+        TransientProviderError: The body has no content list (a server fault).
+    """
+    content = data.get("content")
+    if not isinstance(content, list):
+        raise TransientProviderError("anthropic: response has no content list")
+    texts, thoughts, calls = [], [], []
+    for index, block in enumerate(b for b in content if isinstance(b, dict)):
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(str(block.get("text", "")))
+        elif kind == "thinking":
+            thoughts.append(str(block.get("thinking", "")))
+        elif kind == "tool_use":
+            calls.append(_call(index, block, names))
+    return ModelTurn(
+        text="".join(texts),
+        tool_calls=calls,
+        usage=_usage(data.get("usage")),
+        finish_reason=data.get("stop_reason"),
+        reasoning="\n".join(thoughts) or None,
+        model=data.get("model"),
+    )
+
+
+def _call(index: int, block: dict[str, Any], names: ToolNameMap) -> ToolCall:
+    payload = block.get("input")
+    ok = isinstance(payload, dict)
+    return ToolCall(
+        id=str(block.get("id") or f"toolu_{index}"),
+        name=names.original(str(block.get("name") or "")),
+        arguments_raw=json.dumps(payload, ensure_ascii=False),
+        arguments=payload if ok else None,
+        parse_error=None if ok else f"tool input is a JSON {type(payload).__name__}, not an object",
+    )
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    return Usage(
+        input_tokens=int(raw.get("input_tokens") or 0) + int(raw.get("cache_read_input_tokens") or 0),
+        output_tokens=int(raw.get("output_tokens") or 0),
+        cached_tokens=int(raw.get("cache_read_input_tokens") or 0),
+    )
+
+
+class AnthropicProvider(Provider):
+    """A Claude model behind the Messages API (or a compatible endpoint)."""
+
+    name = "anthropic"
+
+    def __init__(self, model: str, base_url: str | None = None, key_env: str = "ANTHROPIC_API_KEY") -> None:
+        self.model = model
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.key_env = key_env
+        # A custom base URL is usually a local test or proxy server that needs no key.
+        required = self.base_url == DEFAULT_BASE_URL
+        self._key = get_key(key_env, required=required, purpose="the anthropic provider")
+        self._clients = ClientHolder()
+        self._where = Endpoint("anthropic", model, self.base_url, key_env)
+
+    def connection_key(self) -> str:
+        """Requests to one base URL share connection and rate limits."""
+        return f"anthropic|{self.base_url}"
+
+    def describe(self) -> dict[str, Any]:
+        """What ``run.json`` records (never the key)."""
+        return {"provider": "anthropic", "api": "anthropic-messages", "model": self.model,
+                "base_url": self.base_url, "key_env": self.key_env, "api_version": API_VERSION}
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        """Send one Messages request and parse the answer."""
+        body, names = build_request(self.model, messages, tools, settings)
+        headers = {"anthropic-version": API_VERSION}
+        if self._key:
+            headers["x-api-key"] = self._key
+        url = f"{self.base_url}/v1/messages"
+        data = await post_json(self._clients.get(), url, body, headers, self._where, settings.timeout_s)
+        return parse_response(data, names)
+
+    async def aclose(self) -> None:
+        """Close pooled connections."""
+        await self._clients.aclose()
+
+
+def make_provider(spec: str) -> AnthropicProvider:
+    """Catalog factory for ``anthropic:<model>[@base_url][?key_env=VAR]``."""
+    parsed = parse_spec(spec, {"key_env"})
+    return AnthropicProvider(parsed.model, parsed.base_url, parsed.options.get("key_env", "ANTHROPIC_API_KEY"))

@@ -1,0 +1,109 @@
+"""Per-endpoint limits: concurrent connections, requests per minute, tokens per minute.
+
+All providers that share a ``connection_key()`` (the same base URL) share one limiter, so
+two models on one vLLM server, or a model and its judge on one vendor, respect one budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EndpointLimits:
+    """Limits for one endpoint; ``None`` means unlimited."""
+
+    max_connections: int | None = None
+    rpm: float | None = None
+    tpm: float | None = None
+
+
+class RateBucket:
+    """Token bucket refilled continuously at ``per_minute / 60`` per second.
+
+    The level may go negative when a request used more than was reserved (tokens/minute is
+    settled after the response); later requests then wait for the debt to be repaid.
+    """
+
+    def __init__(self, per_minute: float, clock: callable = time.monotonic) -> None:  # type: ignore[valid-type]
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self.level = float(per_minute)
+        self._clock = clock
+        self._stamp = clock()
+        self._lock = asyncio.Lock()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        self.level = min(self.capacity, self.level + (now - self._stamp) * self.rate)
+        self._stamp = now
+
+    async def take(self, amount: float) -> float:
+        """Wait until ``amount`` is available, take it, and return the seconds waited."""
+        amount = min(amount, self.capacity)  # a request bigger than a minute's budget still runs
+        waited = 0.0
+        async with self._lock:  # FIFO: one waiter at a time drains the bucket
+            while True:
+                self._refill()
+                if self.level >= amount:
+                    self.level -= amount
+                    return waited
+                pause = (amount - self.level) / self.rate
+                await asyncio.sleep(pause)
+                waited += pause
+
+    def settle(self, delta: float) -> None:
+        """Charge (positive) or refund (negative) the difference between use and reservation."""
+        self._refill()
+        self.level = min(self.capacity, self.level - delta)
+
+
+class EndpointLimiter:
+    """Connection semaphore plus request and token buckets for one endpoint."""
+
+    def __init__(self, limits: EndpointLimits) -> None:
+        self.limits = limits
+        self._sem = asyncio.Semaphore(limits.max_connections) if limits.max_connections else None
+        self._requests = RateBucket(limits.rpm) if limits.rpm else None
+        self._tokens = RateBucket(limits.tpm) if limits.tpm else None
+
+    async def acquire(self, estimated_tokens: int) -> None:
+        """Wait for a request slot; pair every call with :meth:`release`."""
+        if self._requests is not None:
+            await self._requests.take(1)
+        if self._tokens is not None:
+            await self._tokens.take(estimated_tokens)
+        if self._sem is not None:
+            await self._sem.acquire()
+
+    def release(self, estimated_tokens: int, used_tokens: int | None) -> None:
+        """Free the connection slot and settle the token reservation with the real usage."""
+        if self._sem is not None:
+            self._sem.release()
+        if self._tokens is not None and used_tokens is not None:
+            self._tokens.settle(used_tokens - estimated_tokens)
+
+
+_limiters: dict[tuple[int, str], EndpointLimiter] = {}
+
+
+def limiter_for(connection_key: str, limits: EndpointLimits) -> EndpointLimiter:
+    """The shared limiter of an endpoint in the running event loop.
+
+    asyncio primitives belong to one loop, so limiters are kept per loop as well as per key.
+    A later caller with different limits for the same endpoint gets the limiter already made.
+    """
+    key = (id(asyncio.get_running_loop()), connection_key)
+    limiter = _limiters.get(key)
+    if limiter is None:
+        if len(_limiters) > 256:  # drop limiters of finished loops
+            _limiters.clear()
+        limiter = _limiters[key] = EndpointLimiter(limits)
+    return limiter
+
+
+def estimate_tokens(text_chars: int) -> int:
+    """Rough token estimate (4 characters per token) used to reserve tokens/minute budget."""
+    return max(1, text_chars // 4)

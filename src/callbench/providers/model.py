@@ -1,0 +1,240 @@
+"""The ``Model`` wrapper: retries, per-request timeout, endpoint limits, response cache, latency.
+
+Providers only translate a wire protocol; everything about *how often* and *how fast* to ask
+lives here, so every provider gets the same policy:
+
+* transient failures (429, 5xx, timeouts, dropped connections, truncated bodies) are retried
+  with exponential backoff and full jitter, honouring ``Retry-After``, with a cap on attempts
+  and on total retry time per request;
+* fatal failures (400/401/403/404) are raised at once;
+* whatever is still failing propagates as a ``ProviderError``: the engine records the case as
+  an ``error``, never as a model failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from callbench.errors import ProviderError, TransientProviderError
+from callbench.messages import GenerationSettings, Message, ModelTurn
+from callbench.providers.base import Provider
+from callbench.providers.cache import ResponseCache, cache_key
+from callbench.providers.limits import EndpointLimiter, EndpointLimits, estimate_tokens, limiter_for
+from callbench.secrets import scrub
+from callbench.tools.contract import ToolContract
+
+if TYPE_CHECKING:
+    from callbench.suites.case import Case
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How transient failures are retried."""
+
+    max_retries: int = 6
+    """Retries after the first attempt (0 = never retry)."""
+    max_retry_time_s: float = 300.0
+    """Give up when the next wait would pass this much time since the first attempt."""
+    base_delay_s: float = 1.0
+    max_delay_s: float = 60.0
+
+    def backoff(self, retry: int, rng: random.Random) -> float:
+        """Full-jitter exponential backoff for the ``retry``-th retry (1-based)."""
+        ceiling = min(self.max_delay_s, self.base_delay_s * 2 ** (retry - 1))
+        return rng.uniform(ceiling / 2, ceiling)
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Everything the wrapper needs from the run configuration."""
+
+    retry: RetryPolicy = RetryPolicy()
+    limits: EndpointLimits = EndpointLimits()
+    request_timeout_s: float | None = None
+    """Overrides ``GenerationSettings.timeout_s`` when set."""
+    use_cache: bool = True
+    cache_path: str | None = None
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Model:
+    """A provider plus retry, limit, timeout and cache policy. Same ``generate`` contract."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        options: ModelOptions = ModelOptions(),
+        cache: ResponseCache | None = None,
+        *,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.provider = provider
+        self.options = options
+        self.cache = cache
+        self.counters: Counter[str] = Counter()
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    @classmethod
+    def from_config(cls, provider: Provider, config: Any) -> Model:
+        """Build from a run configuration with ``max_retries``, ``rpm``... attributes."""
+        options = options_from_config(config)
+        cache = ResponseCache(options.cache_path) if options.use_cache and provider.needs_network else None
+        return cls(provider, options, cache)
+
+    @property
+    def name(self) -> str:
+        return self.provider.name
+
+    @property
+    def model(self) -> str:
+        return self.provider.model
+
+    @property
+    def needs_network(self) -> bool:
+        return self.provider.needs_network
+
+    def describe(self) -> dict[str, Any]:
+        """The provider's description (recorded in ``run.json``)."""
+        return self.provider.describe()
+
+    def connection_key(self) -> str:
+        return self.provider.connection_key()
+
+    def for_case(self, case: Case) -> Model:
+        """Same policy around ``provider.for_case(case)`` (counters are shared)."""
+        inner = self.provider.for_case(case)
+        if inner is self.provider:
+            return self
+        clone = Model(inner, self.options, self.cache, sleep=self._sleep, rng=self._rng)
+        clone.counters = self.counters
+        return clone
+
+    async def aclose(self) -> None:
+        """Close the provider's connections."""
+        await self.provider.aclose()
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[ToolContract],
+        settings: GenerationSettings,
+        salt: str = "",
+    ) -> ModelTurn:
+        """Answer from the cache, or ask the provider with retries.
+
+        Args:
+            salt: Separates cache entries of otherwise equal requests (e.g. repeated trials).
+
+        Raises:
+            FatalProviderError: The endpoint refused the request; retrying cannot help.
+            TransientProviderError: Still failing after the retry budget was spent.
+        """
+        if not self.provider.needs_network:
+            return await self._timed(self.provider.generate(messages, tools, settings))
+        key = None
+        if self.cache is not None and settings.temperature == 0:
+            key = cache_key(self.provider.describe(), messages, tools, settings, salt)
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.counters["cache_hits"] += 1
+                return hit
+        turn = await self._with_retries(messages, tools, settings)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, turn, self.provider.name, self.provider.model)
+        return turn
+
+    async def _with_retries(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        policy, started, retries = self.options.retry, time.monotonic(), 0
+        while True:
+            try:
+                return await self._attempt(messages, tools, settings)
+            except TransientProviderError as exc:
+                self.counters[f"transient:{type(exc).__name__}"] += 1
+                retries += 1
+                wait = exc.retry_after if exc.retry_after is not None else policy.backoff(retries, self._rng)
+                spent = time.monotonic() - started
+                if retries > policy.max_retries or spent + wait > policy.max_retry_time_s:
+                    self.counters["gave_up"] += 1
+                    raise type(exc)(
+                        scrub(f"{exc} (gave up after {retries} attempt(s) in {spent:.1f}s)"),
+                        retry_after=exc.retry_after,
+                    ) from None
+                self.counters["retries"] += 1
+                await self._sleep(wait)
+            except ProviderError as exc:
+                self.counters[f"fatal:{type(exc).__name__}"] += 1
+                raise
+
+    async def _attempt(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        limiter = limiter_for(self.provider.connection_key(), self.options.limits)
+        estimate = estimate_tokens(sum(len(m.content) for m in messages)) + settings.max_tokens // 8
+        await limiter.acquire(estimate)
+        used: int | None = None
+        try:
+            turn = await self._timed(self._request(messages, tools, settings))
+            if turn.usage is not None:
+                used = turn.usage.input_tokens + turn.usage.output_tokens
+            return turn
+        finally:
+            limiter.release(estimate, used)
+
+    async def _request(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        timeout = self.options.request_timeout_s or settings.timeout_s
+        self.counters["requests"] += 1
+        try:
+            return await asyncio.wait_for(self.provider.generate(messages, tools, settings), timeout)
+        except asyncio.TimeoutError:
+            raise TransientProviderError(f"{self.provider.name}: no answer within {timeout:g}s") from None
+
+    @staticmethod
+    async def _timed(pending: Awaitable[ModelTurn]) -> ModelTurn:
+        start = time.perf_counter()
+        turn = await pending
+        turn.latency_ms = (time.perf_counter() - start) * 1000.0
+        return turn
+
+
+def options_from_config(config: Any) -> ModelOptions:
+    """Read the run configuration fields the wrapper needs (missing ones keep defaults)."""
+    default = ModelOptions()
+
+    def pick(name: str, fallback: Any) -> Any:
+        value = getattr(config, name, None)
+        return fallback if value is None else value
+
+    retry = RetryPolicy(
+        max_retries=int(pick("max_retries", default.retry.max_retries)),
+        max_retry_time_s=float(pick("max_retry_time_s", default.retry.max_retry_time_s)),
+    )
+    limits = EndpointLimits(
+        max_connections=pick("max_connections", None), rpm=pick("rpm", None), tpm=pick("tpm", None)
+    )
+    cache_path = pick("cache_path", None)
+    return ModelOptions(
+        retry=retry,
+        limits=limits,
+        request_timeout_s=pick("request_timeout_s", None),
+        use_cache=bool(pick("cache", True)),
+        cache_path=str(cache_path) if cache_path else None,
+    )
+
+
+def limiter_of(model: Model) -> EndpointLimiter:
+    """The limiter a model uses in the running loop (for tests and diagnostics)."""
+    return limiter_for(model.connection_key(), model.options.limits)

@@ -1,0 +1,213 @@
+"""Helpers shared by the HTTP providers: status mapping, argument parsing, tool-name mapping.
+
+Everything here is pure except :func:`post_json`, the one place that talks HTTP, so that the
+retry policy (in :mod:`callbench.providers.model`) sees exactly one error hierarchy.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from callbench.errors import FatalProviderError, ProviderError, RateLimitedError, TransientProviderError
+from callbench.secrets import scrub
+
+_NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+# Statuses worth retrying besides 5xx: request timeout, conflict, too early, rate limit.
+_RETRY_STATUSES = {408, 409, 425, 429}
+_FIX_HINTS = {
+    400: "the request was rejected: check model options (unsupported parameter, tool schema, context length)",
+    401: "authentication failed: check the API key ({key_env})",
+    403: "access denied: the API key ({key_env}) may not have access to model '{model}'",
+    404: "not found: check the model name '{model}' and the base URL {base_url}",
+    422: "the request was rejected as invalid: check model options and tool schemas",
+}
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse a tool call's raw arguments into a dict, or explain why that is impossible.
+
+    Args:
+        raw: The argument payload as received: normally a JSON string, sometimes already a dict.
+
+    Returns:
+        ``(arguments, None)`` on success, ``(None, reason)`` for malformed or non-object input.
+    """
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        # An empty argument string is how several servers encode "no arguments".
+        return {}, None
+    if not isinstance(raw, str):
+        return None, f"arguments are a {type(raw).__name__}, not a JSON object"
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"malformed JSON arguments: {exc.msg} at char {exc.pos}"
+    if not isinstance(value, dict):
+        return None, f"arguments are a JSON {type(value).__name__}, not an object"
+    return value, None
+
+
+def raw_text(raw: Any) -> str:
+    """Return the raw argument payload as text for the trace."""
+    return raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+
+
+@dataclass
+class ToolNameMap:
+    """Reversible mapping between tool names and names a provider accepts.
+
+    Providers restrict tool names to ``[A-Za-z0-9_-]{1,64}``; suites use names such as
+    ``math.factorial``. Invalid characters become ``_``; collisions get a numeric suffix.
+    """
+
+    to_wire: dict[str, str] = field(default_factory=dict)
+    from_wire: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, names: list[str]) -> ToolNameMap:
+        """Build the mapping for one request's tool names."""
+        mapping = cls()
+        taken = {n for n in names if _NAME_OK.match(n)}
+        for name in names:
+            wire = name if _NAME_OK.match(name) else _free_name(name, taken)
+            taken.add(wire)
+            mapping.to_wire[name] = wire
+            mapping.from_wire[wire] = name
+        return mapping
+
+    def wire(self, name: str) -> str:
+        """Name to send for ``name`` (names outside the request's tools pass unchanged)."""
+        return self.to_wire.get(name, name)
+
+    def original(self, wire: str) -> str:
+        """Original name for a name the model emitted (unknown names pass unchanged)."""
+        return self.from_wire.get(wire, wire)
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    base = _NAME_BAD_CHARS.sub("_", name)[:60] or "tool"
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Parse a ``Retry-After`` header (seconds or HTTP date) into seconds from now."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when - (now if now is not None else time.time()))
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What error messages may say about an endpoint (never the key itself)."""
+
+    provider: str
+    model: str
+    base_url: str
+    key_env: str | None
+
+
+def error_for_status(status: int, body: str, headers: httpx.Headers, where: Endpoint) -> ProviderError:
+    """Map a non-2xx HTTP response to the error the retry policy understands."""
+    detail = scrub(_error_detail(body))[:300]
+    prefix = f"{where.provider} HTTP {status}"
+    if status == 429:
+        wait = retry_after_seconds(headers.get("retry-after"))
+        return RateLimitedError(f"{prefix}: rate limited: {detail}", retry_after=wait)
+    if status >= 500 or status in _RETRY_STATUSES:
+        wait = retry_after_seconds(headers.get("retry-after"))
+        return TransientProviderError(f"{prefix}: {detail}", retry_after=wait)
+    hint = _FIX_HINTS.get(status, "the request was refused: check the model string and options")
+    hint = hint.format(key_env=where.key_env or "no key configured", model=where.model, base_url=where.base_url)
+    return FatalProviderError(f"{prefix}: {hint} ({detail})")
+
+
+def _error_detail(body: str) -> str:
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return " ".join(body.split()) or "empty body"
+    err = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(err, dict):
+        return str(err.get("message") or err)
+    return str(err)
+
+
+async def post_json(
+    client: httpx.AsyncClient,
+    url: str,
+    payload: dict[str, Any],
+    headers: dict[str, str],
+    where: Endpoint,
+    timeout_s: float = 120.0,
+) -> dict[str, Any]:
+    """POST ``payload`` and return the decoded JSON object, or raise a ``ProviderError``."""
+    try:
+        response = await client.post(url, json=payload, headers=headers, timeout=timeout_s)
+    except httpx.TimeoutException:
+        raise TransientProviderError(f"{where.provider}: request to {url} timed out") from None
+    except httpx.TransportError as exc:
+        # Dropped connections, resets, refused connects: the server may come back.
+        raise TransientProviderError(f"{where.provider}: connection error ({type(exc).__name__})") from None
+    if response.status_code >= 300:
+        raise error_for_status(response.status_code, response.text, response.headers, where)
+    try:
+        data = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise TransientProviderError(
+            f"{where.provider}: truncated or invalid JSON body ({len(response.content)} bytes)"
+        ) from None
+    if not isinstance(data, dict):
+        raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
+    return data
+
+
+class ClientHolder:
+    """One pooled ``httpx.AsyncClient`` per event loop.
+
+    Pools are bound to the loop that created them; ``callbench.run`` may start a fresh loop per
+    run, so the client is rebuilt when the running loop changes.
+    """
+
+    def __init__(self, pool_size: int = 512) -> None:
+        self._pool_size = pool_size
+        self._client: httpx.AsyncClient | None = None
+        self._loop: object | None = None
+
+    def get(self) -> httpx.AsyncClient:
+        """Return the client for the running loop."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            # Connection limiting is the Model wrapper's job; the pool only has to keep up.
+            limits = httpx.Limits(max_connections=self._pool_size, max_keepalive_connections=self._pool_size)
+            self._client = httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(120.0))
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the client of the running loop, if any."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

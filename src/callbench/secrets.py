@@ -1,0 +1,102 @@
+"""API keys: read from environment variables or a keys file, and kept out of every output.
+
+Keys are looked up by environment-variable name (``OPENAI_API_KEY``...). When the variable is
+unset, the keys file is read: ``$CALLBENCH_KEYS_FILE`` or ``~/.config/callbench/keys.toml``, a TOML
+file with one table ``[keys]`` mapping variable names to values. Every key handed out is
+remembered so that :func:`scrub` can blank it from error messages, logs and records.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from pathlib import Path
+
+from callbench.errors import ConfigError
+
+KEYS_FILE_ENV = "CALLBENCH_KEYS_FILE"
+_MASK = "***"
+# Keys shorter than this are not scrubbed: replacing "a" everywhere would wreck the text and
+# such strings are not real secrets (local servers often take a dummy key such as "EMPTY").
+_MIN_SECRET_LEN = 8
+_known: set[str] = set()
+
+
+def keys_file() -> Path:
+    """Return the path of the keys file (it may not exist)."""
+    override = os.environ.get(KEYS_FILE_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path("~/.config/callbench/keys.toml").expanduser()
+
+
+def _read_keys_file(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read keys file ({type(exc).__name__})") from None
+    table = data.get("keys", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [keys] must be a table of NAME = \"value\"")
+    return {str(k): str(v) for k, v in table.items()}
+
+
+def get_key(env_var: str | None, *, required: bool = True, purpose: str = "") -> str | None:
+    """Return the secret stored under ``env_var`` and remember it for scrubbing.
+
+    Args:
+        env_var: Environment variable name, also the name used in the keys file.
+        required: Raise :class:`ConfigError` when the key is missing.
+        purpose: Words for the error message, e.g. ``"the openai provider"``.
+
+    Returns:
+        The key, or ``None`` when it is missing and not required.
+    """
+    if not env_var:
+        return None
+    value = os.environ.get(env_var) or _read_keys_file(keys_file()).get(env_var)
+    if value:
+        register_secret(value)
+        return value
+    if required:
+        where = f" for {purpose}" if purpose else ""
+        raise ConfigError(
+            f"missing API key{where}: set the environment variable {env_var} "
+            f"or add it under [keys] in {keys_file()}"
+        )
+    return None
+
+
+def register_secret(value: str) -> None:
+    """Remember ``value`` so that :func:`scrub` removes it from any text."""
+    if value and len(value) >= _MIN_SECRET_LEN:
+        _known.add(value)
+
+
+def scrub(text: str) -> str:
+    """Return ``text`` with every known secret replaced by ``***``."""
+    for secret in _known:
+        if secret in text:
+            text = text.replace(secret, _MASK)
+    return text
+
+
+class ScrubFilter(logging.Filter):
+    """Logging filter that blanks known secrets in every record it sees."""
+
+    def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 - logging API name
+        message = record.getMessage()
+        cleaned = scrub(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def install_log_filter(logger: logging.Logger | None = None) -> None:
+    """Attach :class:`ScrubFilter` to ``logger`` (default: the ``callbench`` logger)."""
+    target = logger or logging.getLogger("callbench")
+    if not any(isinstance(f, ScrubFilter) for f in target.filters):
+        target.addFilter(ScrubFilter())

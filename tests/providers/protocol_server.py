@@ -1,0 +1,229 @@
+"""A local HTTP server speaking OpenAI Chat Completions and Anthropic Messages, with faults.
+
+Runs on 127.0.0.1 only, in a background thread (``with ProtocolServer() as server``) or as a
+process (``python protocol_server.py --latency 0.1`` prints the port). Replies come from a
+responder callable that returns a protocol-neutral :class:`Turn`; faults queued with
+:meth:`ProtocolServer.inject` are served first, one per request, in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Api = Literal["openai", "anthropic"]
+FaultKind = Literal["429", "500", "503", "400", "401", "404", "slow", "drop", "truncate", "no_choices"]
+
+
+@dataclass
+class Turn:
+    """A scripted model answer: text and calls as ``(name, raw argument string)``."""
+
+    text: str = ""
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    input_tokens: int = 10
+    output_tokens: int = 5
+
+
+@dataclass
+class Fault:
+    """One injected fault. ``retry_after`` only applies to 429/503, ``delay_s`` to ``slow``."""
+
+    kind: FaultKind
+    retry_after: float | None = None
+    delay_s: float = 5.0
+
+
+Responder = Callable[[Api, dict[str, Any]], Turn]
+
+
+def first_tool_responder(api: Api, body: dict[str, Any]) -> Turn:
+    """Call the first offered tool with ``{}`` until a tool result arrives, then answer in text."""
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    answered = last.get("role") == "tool" or (
+        isinstance(last.get("content"), list) and any(b.get("type") == "tool_result" for b in last["content"])
+    )
+    tools = body.get("tools") or []
+    if answered or not tools:
+        return Turn(text="done")
+    tool = tools[0]
+    name = tool["function"]["name"] if api == "openai" else tool["name"]
+    return Turn(calls=[(name, "{}")])
+
+
+def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
+    """Render a :class:`Turn` as a response body of the given API."""
+    if api == "openai":
+        calls = [{"id": f"call_{serial}_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+                 for i, (n, a) in enumerate(turn.calls)]
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+        if calls:
+            message["tool_calls"] = calls
+        return {"id": f"chatcmpl-{serial}", "object": "chat.completion", "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
+                          "total_tokens": turn.input_tokens + turn.output_tokens}}
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+    for i, (name, raw) in enumerate(turn.calls):
+        blocks.append({"type": "tool_use", "id": f"toolu_{serial}_{i}", "name": name, "input": json.loads(raw)})
+    return {"id": f"msg_{serial}", "type": "message", "role": "assistant", "model": model, "content": blocks,
+            "stop_reason": "tool_use" if turn.calls else "end_turn",
+            "usage": {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens}}
+
+
+class ProtocolServer:
+    """Scripted OpenAI/Anthropic-protocol server with fault injection."""
+
+    def __init__(self, responder: Responder = first_tool_responder, latency_s: float = 0.0) -> None:
+        self.responder = responder
+        self.latency_s = latency_s
+        self.faults: deque[Fault] = deque()
+        self.requests: list[tuple[str, dict[str, Any], dict[str, str]]] = []
+        self.record_requests = True
+        self.port = 0
+        self._serial = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._server: asyncio.base_events.Server | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL for OpenAI-style clients (``.../v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def root(self) -> str:
+        """Base URL for Anthropic-style clients (no ``/v1``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def inject(self, *faults: Fault) -> None:
+        """Queue faults; each is served instead of a normal reply, one per request."""
+        with self._lock:
+            self.faults.extend(faults)
+
+    # -- serving ----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start listening on the running loop."""
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=1024)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while await self._serve_one(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+        raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        body = json.loads(raw or b"{}")
+        api: Api = "anthropic" if path.endswith("/messages") else "openai"
+        with self._lock:
+            self._serial += 1
+            serial = self._serial
+            fault = self.faults.popleft() if self.faults else None
+            if self.record_requests:
+                self.requests.append((path, body, headers))
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        if fault is not None:
+            return await self._fault(fault, api, writer, body, serial)
+        payload = json.dumps(render(api, self.responder(api, body), body.get("model", "scripted"), serial))
+        await self._send(writer, 200, payload.encode())
+        return True
+
+    async def _fault(self, fault: Fault, api: Api, writer: asyncio.StreamWriter, body: dict[str, Any],
+                     serial: int) -> bool:
+        extra = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+        if fault.kind in {"429", "500", "503", "400", "401", "404"}:
+            error = json.dumps({"error": {"message": f"injected {fault.kind}", "type": "injected"}}).encode()
+            await self._send(writer, int(fault.kind), error, extra)
+            return True
+        if fault.kind == "slow":
+            await asyncio.sleep(fault.delay_s)
+            payload = json.dumps(render(api, self.responder(api, body), "scripted", serial)).encode()
+            await self._send(writer, 200, payload)
+            return True
+        if fault.kind == "drop":
+            return False  # close without a response
+        if fault.kind == "no_choices":
+            await self._send(writer, 200, b'{"id": "x", "choices": []}')
+            return True
+        payload = json.dumps(render(api, self.responder(api, body), "scripted", serial)).encode()
+        # truncate: announce the full length, send half, close.
+        writer.write(self._head(200, len(payload), {}) + payload[: len(payload) // 2])
+        await writer.drain()
+        return False
+
+    @staticmethod
+    def _head(status: int, length: int, extra: dict[str, str]) -> bytes:
+        lines = [f"HTTP/1.1 {status} X", "Content-Type: application/json", f"Content-Length: {length}",
+                 "Connection: keep-alive", *(f"{k}: {v}" for k, v in extra.items())]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+    async def _send(self, writer: asyncio.StreamWriter, status: int, payload: bytes,
+                    extra: dict[str, str] | None = None) -> None:
+        writer.write(self._head(status, len(payload), extra or {}) + payload)
+        await writer.drain()
+
+    # -- thread mode ---------------------------------------------------------------------------
+    def __enter__(self) -> ProtocolServer:
+        self._thread = threading.Thread(target=self._run_thread, daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("protocol server did not start")
+        return self
+
+    def _run_thread(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self.start())
+        self._ready.set()
+        self._loop.run_forever()
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._loop is not None and self._server is not None
+        self._loop.call_soon_threadsafe(self._server.close)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(5)
+
+
+def main() -> None:
+    """Serve in the foreground; print the port on the first line of stdout."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long")
+    args = parser.parse_args()
+
+    async def serve() -> None:
+        server = ProtocolServer(latency_s=args.latency)
+        server.record_requests = False
+        server.port = args.port
+        await server.start()
+        print(server.port, flush=True)
+        deadline = time.monotonic() + args.max_seconds
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()
