@@ -1,0 +1,103 @@
+"""Headless Chromium for the report tests: the system browser through Playwright.
+
+Playwright never downloads a browser here; it drives Debian's ``chromium`` via
+``executable_path``. Under CI (``CI=true``) a missing browser is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+def chromium_path() -> str | None:
+    """The system Chromium, or ``CALLBENCH_CHROMIUM`` when set."""
+    explicit = os.environ.get("CALLBENCH_CHROMIUM")
+    if explicit:
+        return explicit
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def require_browser() -> str:
+    """Path of the browser; fail under CI, skip elsewhere, when it or Playwright is missing."""
+    path = chromium_path()
+    problem = None
+    if path is None:
+        problem = "no chromium on PATH (run .ci/setup.d/30-chromium.sh)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "the playwright package is not installed (pip install -e .[test])"
+    if problem:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"browser test cannot run in CI: {problem}")
+        pytest.skip(problem)
+    assert path is not None
+    return path
+
+
+class Console:
+    """Console errors, uncaught exceptions and dialogs seen by a page."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+
+    def attach(self, page: Any) -> None:
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+
+@contextmanager
+def browser_page(width: int = 1400, height: int = 1000) -> Iterator[tuple[Any, Console]]:
+    """A fresh headless Chromium page (own user-data-dir) and its console recorder."""
+    from playwright.sync_api import sync_playwright
+
+    exe = require_browser()
+    with tempfile.TemporaryDirectory(prefix="cb-chromium-") as profile, sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=exe,
+            args=FLAGS,
+            headless=True,
+            viewport={"width": width, "height": height},
+            # The page's CSP is defence in depth; tests bypass it so the escaping is proven on
+            # its own (and so Playwright may evaluate its wait predicates).
+            bypass_csp=True,
+        )
+        try:
+            page = ctx.new_page()
+            console = Console()
+            console.attach(page)
+            yield page, console
+        finally:
+            ctx.close()
