@@ -1,0 +1,251 @@
+"""ComplexEval's episode: call mapping per model turn and golden-path updating.
+
+The same state machine drives the replay executor during a run (it decides what each call gets
+back) and the scorer afterwards (it re-plays the trace), so both always agree. It is pure and
+deterministic given the settings, the embedder and the judge verdicts it is handed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from callbench.scoring.cfb_match import (
+    CallError, MatchMethod, canonical, classify_mismatch, critical_gate, format_error,
+    response_equivalent, rule_match,
+)
+from callbench.scoring.cfb_types import (
+    GENERIC_ERROR, CfbSettings, GoldCall, PredCall, gold_calls_of,
+)
+from callbench.scoring.embedders import Embedder
+from callbench.suites.cfb_data import CfbSample
+
+CallStatus = Literal["matched", "format_error", "decode_error", "mismatch", "unpaired", "after_end"]
+JudgeLookup = Callable[[PredCall, GoldCall], "bool | None"]
+"""Returns a cached judge verdict, or ``None`` when there is none (judge skipped or pending)."""
+
+
+@dataclass
+class CallResult:
+    """What happened to one predicted call."""
+
+    index: int
+    status: CallStatus
+    content: Any
+    """What the model gets back: the gold response, a format-error text or the generic error."""
+    gold: str | None = None
+    method: MatchMethod | None = None
+    error: CallError | None = None
+    counted: bool = False
+    """Counted as a correct call (numerator of call accuracy)."""
+
+
+@dataclass
+class Episode:
+    """Golden-path state for one sample; feed it one model turn at a time."""
+
+    sample: CfbSample
+    settings: CfbSettings
+    embedder: Embedder
+    judge: JudgeLookup | None = None
+    steps: list[list[GoldCall]] = field(init=False)
+    current: list[GoldCall] = field(init=False, default_factory=list)
+    pointer: int = field(init=False, default=0)
+    consumed: set[str] = field(init=False, default_factory=set)
+    correct: int = field(init=False, default=0)
+    turns: int = field(init=False, default=0)
+    ended: list[CallError] | None = field(init=False, default=None)
+    """Set when the faithful cascade ended the episode early (the error list it ended with)."""
+    errors: list[tuple[int, CallError]] = field(init=False, default_factory=list)
+    last_turn_errors: list[CallError] = field(init=False, default_factory=list)
+    results: list[CallResult] = field(init=False, default_factory=list)
+    judge_pending: list[tuple[PredCall, GoldCall]] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.steps = gold_calls_of(self.sample)
+        self.functions = {f["name"]: f for f in self.sample.functions}
+        self.free = {canonical(g.name, g.arguments): g for s in self.steps for g in s if g.optional}
+        self._append_next()
+        self._skip_optional_steps()
+
+    @property
+    def faithful(self) -> bool:
+        return self.settings.mode == "faithful"
+
+    # ------------------------------------------------------------ golden-path updating
+
+    def _append_next(self) -> None:
+        if self.pointer < len(self.steps):
+            self.current.extend(g for g in self.steps[self.pointer] if g.uid not in self.consumed)
+            self.pointer += 1
+
+    def _skip_optional_steps(self) -> None:
+        # A list made only of skippable look-ups (or an empty one) lets the next step join at once.
+        self.current = [g for g in self.current if g.uid not in self.consumed]
+        while self.pointer < len(self.steps) and all(g.skippable for g in self.current):
+            self._append_next()
+            self.current = [g for g in self.current if g.uid not in self.consumed]
+
+    # ------------------------------------------------------------ one model turn
+
+    def play_turn(self, calls: list[PredCall]) -> list[CallResult]:
+        """Evaluate the calls of one model turn and update the gold list; returns one result per call."""
+        if self.ended is not None:
+            return self._record([CallResult(c.index, "after_end", GENERIC_ERROR) for c in calls])
+        self.turns += 1
+        results: dict[int, CallResult] = {}
+        valid = self._decode(calls, results)
+        if self.ended is not None:
+            return self._record([results.get(c.index) or CallResult(c.index, "after_end", GENERIC_ERROR)
+                                 for c in calls])
+        if not self.current and valid and self.faithful:
+            # Upstream: any call once the gold path is exhausted fails the sample.
+            self._end([CallError("func_hallucination", None, "call after the gold path was complete")])
+            return self._record([results.get(c.index) or CallResult(c.index, "after_end", GENERIC_ERROR)
+                                 for c in calls])
+        before = {g.uid for g in self.current}
+        pairs, unpaired = self._map(valid, results)
+        for pred, gold in pairs:
+            results[pred.index] = self._judge_pair(pred, gold)
+        for pred in unpaired:
+            results[pred.index] = self._unpaired(pred)
+        ordered = [results[c.index] for c in calls]
+        self._update(ordered, before)
+        return self._record(ordered)
+
+    def _record(self, results: list[CallResult]) -> list[CallResult]:
+        self.results.extend(results)
+        return results
+
+    def _decode(self, calls: list[PredCall], results: dict[int, CallResult]) -> list[PredCall]:
+        valid = []
+        for call in calls:
+            if call.arguments is not None:
+                valid.append(call)
+                continue
+            error = CallError("decode_error", None, call.parse_error or "arguments are not a JSON object")
+            self.errors.append((self.turns, error))
+            if self.faithful:
+                self._end([error])
+                return []
+            text = f"The arguments of {call.name} are not a valid JSON object: {error.detail}"
+            results[call.index] = CallResult(call.index, "decode_error", text, error=error)
+        return valid
+
+    def _map(
+        self, preds: list[PredCall], results: dict[int, CallResult]
+    ) -> tuple[list[tuple[PredCall, GoldCall]], list[PredCall]]:
+        open_gold = list(self.current)
+        by_key: dict[str, list[GoldCall]] = {}
+        for g in open_gold:
+            by_key.setdefault(canonical(g.name, g.arguments), []).append(g)
+        rest: list[PredCall] = []
+        for pred in preds:
+            key = canonical(pred.name, pred.arguments)
+            same = by_key.get(key)
+            if same:
+                gold = same.pop(0)
+                open_gold.remove(gold)
+                results[pred.index] = self._matched(pred, gold, "identical")
+            elif key in self.free:
+                results[pred.index] = self._free_hit(pred, self.free[key])
+            else:
+                rest.append(pred)
+        if not rest or not open_gold:
+            return [], rest
+        return self._hungarian(rest, open_gold)
+
+    def _hungarian(
+        self, preds: list[PredCall], golds: list[GoldCall]
+    ) -> tuple[list[tuple[PredCall, GoldCall]], list[PredCall]]:
+        sims = self.embedder.similarity([_call_text(p) for p in preds], [_call_text(g) for g in golds])
+        rows, cols = linear_sum_assignment(-np.asarray(sims))
+        threshold = None if self.faithful else self.settings.min_similarity
+        pairs = [
+            (preds[r], golds[c]) for r, c in zip(rows, cols, strict=True)
+            if threshold is None or sims[r, c] >= threshold
+        ]
+        paired = {p.index for p, _ in pairs}
+        return pairs, [p for p in preds if p.index not in paired]
+
+    # ------------------------------------------------------------ per-pair verdicts
+
+    def _matched(self, pred: PredCall, gold: GoldCall, method: MatchMethod) -> CallResult:
+        self.consumed.add(gold.uid)
+        self.correct += 1
+        return CallResult(pred.index, "matched", gold.response, gold=gold.uid, method=method, counted=True)
+
+    def _free_hit(self, pred: PredCall, gold: GoldCall) -> CallResult:
+        # An identical optional look-up is answered at any time; improved mode counts it once.
+        counted = self.faithful or gold.uid not in self.consumed
+        self.consumed.add(gold.uid)
+        self.correct += int(counted)
+        return CallResult(pred.index, "matched", gold.response, gold=gold.uid, method="free", counted=counted)
+
+    def _format_failure(self, pred: PredCall) -> CallResult | None:
+        text = format_error(pred.name, pred.arguments or {}, self.functions)
+        if text is None:
+            return None
+        error = CallError("format_error", None, text)
+        self.errors.append((self.turns, error))
+        return CallResult(pred.index, "format_error", {"error": text}, error=error)
+
+    def _judge_pair(self, pred: PredCall, gold: GoldCall) -> CallResult:
+        failed = self._format_failure(pred)
+        if failed is not None:
+            failed.gold = gold.uid
+            return failed
+        method = self._cascade(pred, gold)
+        if isinstance(method, str):
+            return self._matched(pred, gold, method)
+        self.errors.append((self.turns, method))
+        return CallResult(pred.index, "mismatch", GENERIC_ERROR, gold=gold.uid, error=method)
+
+    def _cascade(self, pred: PredCall, gold: GoldCall) -> MatchMethod | CallError:
+        improved = not self.faithful
+        if rule_match(pred, gold):
+            return "rule"
+        gate = critical_gate(pred, gold, improved=improved)
+        if gate is not None:
+            return gate
+        if response_equivalent(pred, gold, self.functions.get(gold.name)):
+            return "response"
+        if self.judge is not None:
+            verdict = self.judge(pred, gold)
+            if verdict is None:
+                self.judge_pending.append((pred, gold))
+            elif verdict:
+                return "judge"
+        return classify_mismatch(pred, gold, improved=improved)
+
+    def _unpaired(self, pred: PredCall) -> CallResult:
+        if not self.faithful:
+            failed = self._format_failure(pred)
+            if failed is not None:
+                return failed
+        return CallResult(pred.index, "unpaired", GENERIC_ERROR)
+
+    def _update(self, results: list[CallResult], before: set[str]) -> None:
+        self.last_turn_errors = [r.error for r in results if r.error is not None]
+        matched = [r for r in results if r.status == "matched"]
+        had_format = any(r.status == "format_error" for r in results)
+        if self.faithful and not matched and not had_format and results:
+            self._end(self.last_turn_errors or [CallError("value_error", None, "no call matched")])
+            return
+        advance = bool(matched) if self.faithful else any(r.gold in before for r in matched)
+        self.current = [g for g in self.current if g.uid not in self.consumed]
+        if advance:
+            self._append_next()
+        self._skip_optional_steps()
+
+    def _end(self, errors: list[CallError]) -> None:
+        self.ended = errors
+
+
+def _call_text(call: PredCall | GoldCall) -> str:
+    return json.dumps({"name": call.name, "arguments": call.arguments}, sort_keys=True, ensure_ascii=False)
