@@ -121,7 +121,7 @@ class ProtocolServer:
         try:
             while await self._serve_one(reader, writer):
                 pass
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         finally:
             writer.close()
@@ -197,11 +197,21 @@ class ProtocolServer:
         self._loop.run_forever()
 
     def __exit__(self, *exc: object) -> None:
-        assert self._loop is not None and self._server is not None
-        self._loop.call_soon_threadsafe(self._server.close)
+        assert self._loop is not None
+        asyncio.run_coroutine_threadsafe(self.stop(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(5)
+        self._loop.close()
+
+    async def stop(self) -> None:
+        """Stop listening and end every open connection."""
+        if self._server is not None:
+            self._server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def main() -> None:
