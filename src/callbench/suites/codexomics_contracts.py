@@ -1,0 +1,160 @@
+"""CodeXomics YAML tool contracts -> callbench ``ToolContract`` mappings.
+
+Loading is tolerant: a file that is not strict YAML is repaired when the only fault is the
+upstream ``\\'`` inside a single-quoted scalar (reported as a warning); any other broken file is
+reported and skipped, never raised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from callbench.suites.codexomics_rules import (
+    COMPLETION_KEY_ALTERNATIVES,
+    EQUIVALENT_TOOLS,
+    FOLLOW_UPS,
+    KEY_ALIASES,
+    ImportProblem,
+    camel_key,
+    is_read_only,
+)
+from callbench.suites.codexomics_schema import sanitize_parameters
+from callbench.tools.contract import NAME_PATTERN
+
+CATEGORY_FILE = "tool_categories.yaml"
+
+
+@dataclass
+class RawTool:
+    """One parsed YAML contract and where it came from (registry-relative POSIX path)."""
+
+    path: str
+    data: dict[str, Any]
+
+
+def load_registry_dir(root: Path, problems: list[ImportProblem]) -> dict[str, RawTool]:
+    """Parse every ``*.yaml``/``*.yml`` contract under ``root`` (sorted; first definition wins)."""
+    tools: dict[str, RawTool] = {}
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if path.name == CATEGORY_FILE:
+            continue
+        data = _parse_yaml(path, rel, problems)
+        if data is None:
+            continue
+        name = data.get("name")
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            problems.append(ImportProblem(rel, "error", f"missing or invalid tool name {name!r}; skipped"))
+            continue
+        if name in tools:
+            problems.append(ImportProblem(rel, "warning", f"duplicate tool {name!r}; {tools[name].path} kept"))
+            continue
+        tools[name] = RawTool(rel, data)
+    return tools
+
+
+def _parse_yaml(path: Path, rel: str, problems: list[ImportProblem]) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(ImportProblem(rel, "error", f"cannot read: {exc}; skipped"))
+        return None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        data = _repair_quotes(text)
+        if data is None:
+            first = str(exc).splitlines()[0]
+            problems.append(ImportProblem(rel, "error", f"not valid YAML ({first}); skipped"))
+            return None
+        problems.append(ImportProblem(
+            rel, "warning", "not strict YAML (\\' inside a single-quoted scalar); read as '' (repaired)"))
+    if not isinstance(data, dict):
+        problems.append(ImportProblem(rel, "error", "not a mapping; skipped"))
+        return None
+    return data
+
+
+def _repair_quotes(text: str) -> dict[str, Any] | None:
+    # Upstream writes 5\' inside '...'; YAML spells an embedded single quote as ''.
+    if "\\'" not in text:
+        return None
+    try:
+        data = yaml.safe_load(text.replace("\\'", "''"))
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def contract_mapping(raw: RawTool, problems: list[ImportProblem]) -> dict[str, Any]:
+    """Build the callbench contract mapping (sanitised schema, no annotations yet)."""
+    data = raw.data
+    notes: list[str] = []
+    if "parameters" not in data:
+        notes.append("no parameters block; empty object schema used")
+    parameters = sanitize_parameters(data.get("parameters", {}), notes)
+    for note in notes:
+        severity = "info" if "hoisted" in note else "warning"
+        problems.append(ImportProblem(raw.path, severity, note))  # type: ignore[arg-type]
+    description = data.get("description") if isinstance(data.get("description"), str) else ""
+    category = data.get("category") if isinstance(data.get("category"), str) else raw.path.split("/")[0]
+    keywords = [str(k) for k in data.get("keywords", []) or [] if isinstance(k, (str, int, float))]
+    metadata = {
+        "source": "codexomics",
+        "source_file": raw.path,
+        "version": data.get("version"),
+        "priority": data.get("priority", 5),
+        "subcategory": data.get("subcategory"),
+        "aliases": _aliases(data),
+    }
+    return {
+        "name": data["name"],
+        "description": description.strip()[:1024],
+        "category": category,
+        "keywords": keywords,
+        "parameters": parameters,
+        "metadata": {k: v for k, v in metadata.items() if v not in (None, [], {})},
+    }
+
+
+def _aliases(data: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in ("aliases", "legacy_aliases"):
+        values = data.get(key)
+        if isinstance(values, list):
+            out.extend(str(v) for v in values if isinstance(v, str))
+    return out
+
+
+def annotate(contracts: dict[str, dict[str, Any]]) -> None:
+    """Add ``read_only``, ``equivalent_to``, ``follow_up_of`` and ``alternative_keys`` in place."""
+    for name, contract in contracts.items():
+        contract["read_only"] = is_read_only(name)
+        contract["equivalent_to"] = sorted(
+            other for a, b in EQUIVALENT_TOOLS for this, other in ((a, b), (b, a))
+            if this == name and other in contracts
+        )
+        contract["follow_up_of"] = [t for t in FOLLOW_UPS.get(name, ()) if t in contracts]
+        contract["alternative_keys"] = alternative_keys(name, contract["parameters"])
+
+
+def alternative_keys(tool: str, parameters: dict[str, Any]) -> dict[str, list[list[str]]]:
+    """The original's key aliases restricted to keys this schema really declares."""
+    props = list((parameters.get("properties") or {}).keys())
+    by_camel = {camel_key(p): p for p in props}
+    out: dict[str, list[list[str]]] = {}
+    for prop in props:
+        aliases = KEY_ALIASES.get(camel_key(prop), ())
+        alts = [[by_camel[a]] for a in aliases if a in by_camel and by_camel[a] != prop]
+        for alt_set in COMPLETION_KEY_ALTERNATIVES.get(tool, {}).get(camel_key(prop), ()):
+            mapped = [by_camel.get(a) for a in alt_set]
+            if all(mapped) and [m for m in mapped] not in alts:
+                alts.append([m for m in mapped if m])
+        if alts:
+            out[prop] = alts
+    return out
