@@ -9,7 +9,7 @@ from typing import Any
 
 TOOLS = ["search_genes", "get_sequence", "translate", "blast", "open_file", "export_genbank"]
 CATEGORIES = ["lookup", "edit", "analysis", "export"]
-REASONS = ["missing_call", "wrong_argument", "schema_invalid", "unexpected_call"]
+REASONS = ["tool_missing", "argument_mismatch", "schema_invalid", "unexpected_call"]
 
 
 def make_record(
@@ -17,10 +17,10 @@ def make_record(
     *,
     rng: random.Random,
     skill: float = 0.7,
-    trial: int = 0,
+    trial: int = 1,
     suite: str = "demo",
     harness_mode: str = "oracle-assisted",
-    tiers: tuple[str, ...] = ("contract", "execution"),
+    tiers: tuple[str, ...] = ("native-function-contract", "real-tool-execution"),
     payload: str | None = None,
     error_rate: float = 0.0,
 ) -> dict[str, Any]:
@@ -38,38 +38,44 @@ def make_record(
         "instruction": f"Find the gene number {i} and run {tool}.",
         "offered_tools": [tool, TOOLS[(i + 1) % len(TOOLS)]],
         "retrieval_recall": 1.0 if i % 5 else 0.5,
-        "expected": [{"tool": tool, "arguments": {"name": f"gene{i}", "limit": 5}}],
+        "expected_tools": [[tool]],
+        "metadata": {"expected": [{"id": tool, "tool": tool, "arguments": {"name": f"gene{i}", "limit": 5}}]},
+        "started_at": 1_796_000_000.0 + i,
         "duration_ms": 100.0 + (i % 17) * 13,
     }
     if rng.random() < error_rate:
-        return base | {"status": "error", "error": "TransientProviderError: 503", "verdicts": {}, "trace": None}
+        error = {"type": "TransientProviderError", "message": "HTTP 503 after 3 retries"}
+        return base | {"status": "error", "error": error, "verdicts": {}, "trace": {"rounds": [], "calls": []}}
     ok = rng.random() < skill
     args = {"name": f"gene{i}" if ok else f"gene{i + 1}", "limit": 5}
     final = f"Done with gene{i}."
     if payload is not None:
         args["name"] = payload
         final = payload
-    calls = [_call(f"c{i}-1", 0, tool, args, ok)]
+    calls = [_call(f"c{i}-1", 1, tool, args, ok)]
+    start = base["started_at"]
     rounds = [
-        {"index": 0, "started_at": "2026-11-30T05:00:00Z", "text": "", "call_ids": [f"c{i}-1"], "nudge": None},
-        {"index": 1, "started_at": "2026-11-30T05:00:02Z", "text": final, "call_ids": [], "nudge": None},
+        {"index": 1, "started_at": start, "text": "", "call_ids": [f"c{i}-1"], "nudge": None},
+        {"index": 2, "started_at": start + 2.5, "text": final, "call_ids": [], "nudge": None},
     ]
     verdicts = {}
     for t_index, tier in enumerate(tiers):
         tier_ok = ok and not (t_index and i % 11 == 0)
         verdicts[tier] = {
+            "scorer": tier,
             "passed": tier_ok,
             "partial": 1.0 if tier_ok else round(rng.random() * 0.8, 3),
-            "reasons": [] if tier_ok else [{"code": REASONS[i % len(REASONS)], "message": f"argument name differs{payload or ''}"}],
+            "reasons": [] if tier_ok else [{"code": REASONS[i % len(REASONS)], "message": f"argument name differs {payload or ''}"}],
             "rationale": "all strict conditions hold" if tier_ok else f"failed: {payload or 'wrong name'}",
             "details": {},
         }
-    trace = {"rounds": rounds, "calls": calls, "final_text": final, "stop_reason": "final_answer"}
+    trace = {"rounds": rounds, "calls": calls, "final_text": final, "stop_reason": "answer"}
     return base | {"status": "completed", "error": None, "verdicts": verdicts, "trace": trace}
 
 
 def _call(call_id: str, rnd: int, tool: str, args: dict[str, Any], ok: bool) -> dict[str, Any]:
     return {
+        "index": 0,
         "call_id": call_id,
         "round": rnd,
         "tool": tool,
@@ -88,7 +94,7 @@ def _call(call_id: str, rnd: int, tool: str, args: dict[str, Any], ok: bool) -> 
 def make_records(n: int, *, seed: int = 1, trials: int = 1, **kw: Any) -> list[dict[str, Any]]:
     """``n`` cases times ``trials`` records, deterministic for a seed."""
     rng = random.Random(seed)
-    return [make_record(i, rng=rng, trial=t, **kw) for i in range(n) for t in range(trials)]
+    return [make_record(i, rng=rng, trial=t, **kw) for i in range(n) for t in range(1, trials + 1)]
 
 
 def write_run(run_dir: Path, records: list[dict[str, Any]], *, model: str = "scripted", summary: bool = True) -> Path:
@@ -96,7 +102,8 @@ def write_run(run_dir: Path, records: list[dict[str, Any]], *, model: str = "scr
     from callbench.report.stats import statistics_summary
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    header = {"run_id": run_dir.name, "provider": model, "model": model, "suites": ["demo"], "created_at": "2026-11-30T05:00:00Z"}
+    header = {"run_id": run_dir.name, "model": model, "harness_mode": records[0]["harness_mode"] if records else "oracle-assisted",
+              "created_at": "2026-11-30T05:00:00Z", "callbench_version": "0", "python_version": "3.11"}
     (run_dir / "run.json").write_text(json.dumps(header))
     with (run_dir / "records.jsonl").open("w") as fh:
         for rec in records:

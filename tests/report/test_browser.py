@@ -51,9 +51,9 @@ def test_filters_change_visible_rows_and_panel_shows_rounds(report):
         page.goto(path.as_uri())
         rows = page.locator("[data-testid=case-row]")
         assert page.locator("#f-count").inner_text() == f"{len(recs)} of {len(recs)} records"
-        page.select_option("#f-tier", "contract")
+        page.select_option("#f-tier", "native-function-contract")
         page.select_option("#f-outcome", "fail")
-        fails = sum(1 for r in recs if r["status"] == "completed" and not r["verdicts"]["contract"]["passed"])
+        fails = sum(1 for r in recs if r["status"] == "completed" and not r["verdicts"]["native-function-contract"]["passed"])
         assert page.locator("#f-count").inner_text() == f"{fails} of {len(recs)} records"
         assert rows.count() == min(fails, 150)
         page.select_option("#f-outcome", "")

@@ -75,7 +75,7 @@ def test_summary_strata_never_pool_tiers_or_modes():
     summary = stats.statistics_summary(recs)
     keys = [(s["tier"], s["harness_mode"]) for s in summary["strata"]]
     assert sorted(keys) == sorted(
-        (t, m) for t in ("contract", "execution") for m in ("oracle-assisted", "production-parity")
+        (t, m) for t in ("native-function-contract", "real-tool-execution") for m in ("oracle-assisted", "production-parity")
     )
     assert all(s["n"] == 20 for s in summary["strata"])
 
@@ -83,15 +83,15 @@ def test_summary_strata_never_pool_tiers_or_modes():
 def test_pooling_is_refused():
     recs = make_records(5, harness_mode="oracle-assisted") + make_records(5, harness_mode="production-parity")
     with pytest.raises(PoolingError, match="harness modes"):
-        stats.stratum_statistics(recs, "contract")
-    only_contract = make_records(3, tiers=("contract",))
+        stats.stratum_statistics(recs, "native-function-contract")
+    only_contract = make_records(3, tiers=("native-function-contract",))
     with pytest.raises(PoolingError, match="tier"):
-        stats.stratum_statistics(only_contract, "execution")
+        stats.stratum_statistics(only_contract, "real-tool-execution")
 
 
 def test_stratum_counts_errors_apart_from_accuracy():
     recs = make_records(200, error_rate=0.1, seed=3)
-    st = stats.stratum_statistics(recs, "contract")
+    st = stats.stratum_statistics(recs, "native-function-contract")
     errors = sum(r["status"] == "error" for r in recs)
     assert st["errors"] == errors > 0
     assert st["n"] == 200 - errors
@@ -104,10 +104,18 @@ def test_stratum_counts_errors_apart_from_accuracy():
 def test_compare_runs_pairs_shared_cases():
     a = make_records(60, skill=0.9, seed=4)
     b = make_records(50, skill=0.3, seed=5)
-    out = stats.compare_runs(a, b, "contract", resamples=500)
+    out = stats.compare_runs(a, b, "native-function-contract", resamples=500)
     assert out["n"] == 50
     assert out["difference"]["estimate"] > 0
     assert len(out["disagreeing"]) == out["only_a"] + out["only_b"]
     parity = make_records(50, harness_mode="production-parity")
     with pytest.raises(PoolingError):
-        stats.compare_runs(a, parity, "contract")
+        stats.compare_runs(a, parity, "native-function-contract")
+
+
+def test_synthetic_records_have_the_real_record_shape():
+    from callbench.report.records import CaseRecord
+
+    for rec in make_records(12, error_rate=0.3, seed=8):
+        parsed = CaseRecord.model_validate(rec)
+        assert parsed.key == rec["key"] and parsed.status == rec["status"]

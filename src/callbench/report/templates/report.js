@@ -30,6 +30,8 @@
   const pct = (x) => (x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%");
   const fmt = (x, d = 3) => (x === null || x === undefined ? "–" : Number(x).toFixed(d));
   const json = (v) => { try { return JSON.stringify(v, null, 1); } catch (e) { return String(v); } };
+  const when = (t) => (typeof t === "number" ? new Date(t * 1000).toISOString().replace("T", " ").slice(0, 23) + "Z" : String(t || ""));
+  const errText = (e) => (e && typeof e === "object" ? `${e.type || "error"}: ${e.message || ""}` : String(e || ""));
   const uniq = (xs) => Array.from(new Set(xs)).filter((x) => x !== undefined && x !== null && x !== "").sort();
 
   function allTiers() {
@@ -172,13 +174,13 @@
 
   function toolsOf(rec) {
     const calls = (rec.trace && rec.trace.calls) || [];
-    return calls.map((c) => c.tool).concat((rec.expected || []).map((s) => s.tool));
+    return calls.map((c) => c.tool).concat((rec.expected_tools || []).flat());
   }
 
   function haystack(rec) {
     if (rec._hay === undefined) {
       const t = rec.trace || {};
-      rec._hay = [rec.key, rec.instruction, t.final_text, toolsOf(rec).join(" "), rec.error].join("\n").toLowerCase();
+      rec._hay = [rec.key, rec.instruction, t.final_text, toolsOf(rec).join(" "), errText(rec.error)].join("\n").toLowerCase();
     }
     return rec._hay;
   }
@@ -248,7 +250,7 @@
 
   // ---- case panel ---------------------------------------------------------------------------
   function badgeFor(call) {
-    if (call.parse_error || call.schema_valid === false || call.execution === "error") return "bad";
+    if (call.parse_error || call.schema_valid === false || call.known_tool === false || call.execution === "error" || call.execution === "rejected") return "bad";
     if (call.execution === "ok") return "ok";
     return "skip"; // valid but not executed (contract tier) or skipped
   }
@@ -261,7 +263,8 @@
       const badges = calls.length ? calls.map((c) => el("span", { class: "badge " + badgeFor(c), "data-testid": "call-badge", title: c.error || (c.schema_errors || []).join("; ") || c.execution }, `${c.tool} · ${c.parse_error ? "unparsable" : c.schema_valid === false ? "schema-invalid" : c.execution}`))
         : [el("span", { class: "badge warn", "data-testid": "call-badge", text: "no tool call" })];
       return el("div", { class: "round" + (calls.length ? "" : " nocall"), "data-testid": "round-card" },
-        el("strong", { text: `Round ${rd.index + 1}` }), " ", el("span", { class: "when", text: rd.started_at || "" }),
+        el("strong", { text: `Round ${rd.index}` }), " ", el("span", { class: "when", text: when(rd.started_at) }),
+        rd.latency_ms != null ? el("span", { class: "when", text: ` · ${Math.round(rd.latency_ms)} ms` }) : null,
         el("div", {}, badges), rd.nudge ? el("div", { class: "note", text: `nudge: ${rd.nudge}` }) : null,
         rd.text ? el("pre", { text: rd.text }) : null);
     });
@@ -270,23 +273,43 @@
       ` partial ${fmt(v.partial)} (diagnostic) — `, el("span", { text: v.rationale || "" }),
       el("ul", {}, (v.reasons || []).map((x) => el("li", {}, el("code", { text: x.code }), " ", x.message || "")))));
     return el("div", { class: "panel", "data-testid": "case-panel" },
-      r.status === "error" ? el("div", { class: "bad-text", text: `error: ${r.error || ""}` }) : null,
+      r.status === "error" ? el("div", { class: "bad-text", text: `error: ${errText(r.error)}` }) : null,
       el("h4", { text: "Instruction" }), el("pre", { text: r.instruction || "" }),
       el("h4", { text: "Offered tools" }), el("div", {}, (r.offered_tools || []).map((x) => el("span", { class: "pill", text: x }))),
       el("h4", { text: "Rounds" }), el("div", { class: "rounds" }, rounds),
-      el("h4", { text: "Expected vs actual arguments" }), argumentDiff(r.expected || [], t.calls || []),
+      el("h4", { text: "Expected vs actual arguments" }), argumentDiff(expectedSteps(r), t.calls || [], matchesOf(r)),
       el("h4", { text: "Final text" }), el("pre", { "data-testid": "final-text", text: t.final_text || "" }),
       el("h4", { text: "Evaluation" }), verdicts,
       el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + (t.calls || []).map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }));
   }
 
-  function argumentDiff(expected, calls) {
+  function expectedSteps(r) {
+    // Expected steps with arguments when the record carries them; else tool names only.
+    const steps = r.expected || (r.metadata && r.metadata.expected);
+    if (Array.isArray(steps)) return steps.map((s) => ({ tool: Array.isArray(s.tool) ? s.tool.join(" | ") : s.tool, tools: [].concat(s.tool), arguments: s.arguments, times: s.times }));
+    return (r.expected_tools || []).map((tools) => ({ tool: tools.join(" | "), tools, arguments: null }));
+  }
+
+  function matchesOf(r) {
+    // The scorer's own step -> call assignment (first tier that reports one).
+    for (const v of Object.values(r.verdicts || {})) {
+      const m = v.details && v.details.matches;
+      if (Array.isArray(m)) return new Map(m.map((x) => [x.expected_index, x.call_index]));
+    }
+    return null;
+  }
+
+  function argumentDiff(expected, calls, matches) {
     const used = new Set();
     const blocks = expected.map((step, i) => {
-      let idx = calls.findIndex((c, j) => !used.has(j) && c.tool === step.tool);
-      if (idx < 0) idx = calls.findIndex((c, j) => !used.has(j));
+      let idx = matches ? (matches.has(i) ? matches.get(i) : -1) : calls.findIndex((c, j) => !used.has(j) && step.tools.includes(c.tool));
+      if (idx < 0 && !matches) idx = calls.findIndex((c, j) => !used.has(j));
       if (idx >= 0) used.add(idx);
       const call = idx >= 0 ? calls[idx] : null;
+      if (step.arguments === null) {
+        return el("div", { class: "args", "data-testid": "arg-diff" }, el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), el("div", { class: "note", text: "(expected arguments not recorded)" })),
+          el("div", {}, el("strong", { text: call ? `actual: ${call.tool}` : "actual: (no matching call)" }), call ? el("pre", { text: json(call.arguments ?? call.arguments_raw) }) : null));
+      }
       const exp = step.arguments || {}, act = (call && call.arguments) || {};
       const keys = uniq(Object.keys(exp).concat(Object.keys(act)));
       const line = (obj, k, other) => {
@@ -346,7 +369,7 @@
     box.hidden = false;
     if (!live || !live.current || !live.current.length) { box.textContent = live && live.finished ? "Run finished." : "Waiting for the run…"; return; }
     box.replaceChildren(el("strong", { text: "Running: " }), ...live.current.map((c) => el("span", { "data-testid": "live-case" }, el("code", { text: c.key }), " ",
-      (c.rounds || []).map((rd) => el("span", { class: "badge " + (rd.calls && rd.calls.length ? (rd.calls.every((x) => x.ok) ? "ok" : "bad") : "warn"), text: `R${rd.index + 1}` + (rd.calls && rd.calls.length ? ` ${rd.calls.map((x) => x.tool).join(",")}` : " no call") })), " ")));
+      (c.rounds || []).map((rd) => el("span", { class: "badge " + (rd.calls && rd.calls.length ? (rd.calls.every((x) => x.ok) ? "ok" : "bad") : "warn"), text: `R${rd.index}` + (rd.calls && rd.calls.length ? ` ${rd.calls.map((x) => x.tool).join(",")}` : " no call") })), " ")));
   }
 
   function init() {
