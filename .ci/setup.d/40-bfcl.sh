@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# BFCL support for callbench's tests (idempotent, quiet).
+# 1. bfcl-eval's data files and multi-turn backends in the main environment, WITHOUT its
+#    dependencies (its full install pins numpy 1.26.4 and pulls torch; never downgrade us).
+# 2. A separate venv with bfcl-eval and only the dependencies its checker import chain needs
+#    (no torch, sentence-transformers or faiss), used by tests/bfcl/test_agreement.py and
+#    bench/bfcl_checker.py through a subprocess. Cached under ~/.cache, keyed by version.
+set -euo pipefail
+
+BFCL_VERSION="2026.3.23"
+PY="${PYTHON:-python}"
+VENV="${CALLBENCH_BFCL_VENV:-$HOME/.cache/callbench-bfcl-venv-$BFCL_VERSION}"
+
+if ! "$PY" -m pip show -q bfcl-eval >/dev/null 2>&1; then
+  "$PY" -m pip install -q --no-deps "bfcl-eval==$BFCL_VERSION"
+fi
+
+if [ -f "$VENV/.callbench-ready" ]; then
+  exit 0
+fi
+rm -rf "$VENV"
+"$PY" -m venv "$VENV"
+"$VENV/bin/pip" install -q --no-deps "bfcl-eval==$BFCL_VERSION"
+# The checker imports every model handler, hence the provider SDKs; torch-based memory
+# backends are never imported by single-turn or multi-turn evaluation.
+"$VENV/bin/pip" install -q \
+  requests tqdm "numpy==1.26.4" pandas pydantic python-dotenv "tree_sitter==0.21.3" \
+  "tree-sitter-java==0.21.0" "tree-sitter-javascript==0.21.4" openai "mistralai==1.7.0" anthropic \
+  "cohere==5.18.0" typer tabulate "google-genai>=1.52.0" "mpmath==1.3.0" tenacity writer-sdk \
+  overrides boto3 beautifulsoup4 html2text "rank_bm25==0.2.2" google-search-results "networkx==3.3" \
+  "filelock==3.20.0" huggingface_hub "datamodel-code-generator==0.25.7" qwen-agent soundfile
+OPENAI_API_KEY=unused BFCL_PROJECT_ROOT="$(mktemp -d)" \
+  "$VENV/bin/python" -c "import bfcl_eval.eval_checker.eval_runner" >/dev/null
+touch "$VENV/.callbench-ready"

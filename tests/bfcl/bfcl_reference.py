@@ -1,0 +1,65 @@
+"""Score stored FC results with BFCL's own checker, in-process (runs inside the BFCL venv).
+
+Usage: python bfcl_reference.py MODEL INPUT.jsonl OUTPUT.jsonl
+INPUT lines: {"key", "id", "category", "result"}; OUTPUT lines: {"key", "valid", "error_type"}.
+A crash inside BFCL's checker is recorded as error_type "crash:<ExceptionName>".
+Prints the in-process checking time (seconds, excluding imports) on stdout.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
+os.environ.setdefault("OPENAI_API_KEY", "unused")  # the handler's SDK client wants one; no call is made
+
+from bfcl_eval.constants.enums import Language, ReturnFormat  # noqa: E402
+from bfcl_eval.eval_checker import eval_runner  # noqa: E402
+from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry  # noqa: E402
+
+
+def _language(category):
+    if "javascript" in category:
+        return Language.JAVASCRIPT, ReturnFormat.JAVASCRIPT
+    if "java" in category:
+        return Language.JAVA, ReturnFormat.JAVA
+    return Language.PYTHON, ReturnFormat.PYTHON
+
+
+def main(model, source, target):
+    handler = eval_runner.get_handler(model)
+    rows = [json.loads(line) for line in open(source)]
+    prompts, answers = {}, {}
+    for category in sorted({row["category"] for row in rows}):
+        for entry in load_dataset_entry(category, include_prereq=False, include_language_specific_hint=False):
+            prompts[entry["id"]] = entry
+        if "relevance" not in category:
+            for entry in load_ground_truth_entry(category):
+                answers[entry["id"]] = entry["ground_truth"]
+    started = time.perf_counter()
+    out = []
+    for row in rows:
+        category = row["category"]
+        try:
+            if "relevance" in category:
+                verdict = eval_runner._evaluate_single_relevance_entry(
+                    handler, row["id"], row["result"], prompts[row["id"]], model, category)
+            else:
+                language, fmt = _language(category)
+                verdict = eval_runner._evaluate_single_ast_entry(
+                    handler, row["id"], row["result"], answers[row["id"]], prompts[row["id"]], model,
+                    category, language=language, return_format=fmt)
+            out.append({"key": row["key"], "valid": verdict["valid"], "error_type": verdict.get("error_type", "")})
+        except Exception as exc:  # BFCL's checker crashed on this input
+            out.append({"key": row["key"], "valid": False, "error_type": "crash:" + type(exc).__name__})
+    elapsed = time.perf_counter() - started
+    with open(target, "w") as handle:
+        for item in out:
+            handle.write(json.dumps(item) + "\n")
+    print(f"{elapsed:.6f}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

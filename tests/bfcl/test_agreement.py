@@ -1,0 +1,77 @@
+"""Verdict parity with BFCL's own checker, entry by entry, over ~47k single-turn outputs.
+
+BFCL's checker runs in its own virtual environment (created by .ci/setup.d/40-bfcl.sh) through
+a subprocess; callbench's faithful mode runs here.  Every output must get the same verdict and
+the same ``error_type``.  A crash inside BFCL's checker must meet a ``checker_crash:`` verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from callbench.scoring.bfcl_entry import judge_entry
+from callbench.scoring.bfcl_options import BfclOptions
+from callbench.suites.bfcl_data import SINGLE_TURN, load_answers, load_questions
+from perturb import build_outputs
+
+BFCL_VERSION = "2026.3.23"
+MODEL = "gpt-4o-2024-11-20-FC"  # registered FC model whose config sets underscore_to_dot
+KNOWN_DEFECTS: dict[str, str] = {}  # output key -> reason; documented in docs/bfcl.md
+
+
+def _venv_python() -> Path | None:
+    default = Path.home() / ".cache" / f"callbench-bfcl-venv-{BFCL_VERSION}"
+    venv = Path(os.environ.get("CALLBENCH_BFCL_VENV", default))
+    python = venv / "bin" / "python"
+    return python if python.is_file() else None
+
+
+@pytest.fixture(scope="module")
+def reference_python():
+    python = _venv_python()
+    if python is None:
+        message = "BFCL reference venv missing; run .ci/setup.d/40-bfcl.sh"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return python
+
+
+def _normalise(valid: bool, error_type: str) -> tuple[bool, str]:
+    if error_type.startswith(("crash:", "checker_crash:")):
+        return valid, "crash"
+    return valid, error_type
+
+
+def test_faithful_mode_agrees_with_bfcl(tmp_path, bfcl_folder, reference_python):
+    rows = build_outputs(bfcl_folder)
+    assert len(rows) >= 2000
+    source, target = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path / "bfcl-root")}
+    subprocess.run([str(reference_python), str(Path(__file__).parent / "bfcl_reference.py"), MODEL,
+                    str(source), str(target)], check=True, env=env, capture_output=True, text=True)
+    theirs = {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
+    docs, answers = {}, {}
+    for category in SINGLE_TURN:
+        docs.update({entry["id"]: entry["function"] for entry in load_questions(category, bfcl_folder)})
+        answers.update(load_answers(category, bfcl_folder))
+    options = BfclOptions(underscore_to_dot=True)
+    mismatches = []
+    for row in rows:
+        ours = judge_entry(row["category"], docs[row["id"]], row["result"], answers.get(row["id"]), options)
+        ref = theirs[row["key"]]
+        if _normalise(ours.valid, ours.error_type) != _normalise(ref["valid"], ref["error_type"]):
+            if row["key"] not in KNOWN_DEFECTS:
+                mismatches.append((row["key"], ref["error_type"], ours.error_type))
+    assert not mismatches, f"{len(mismatches)} disagreements, first: {mismatches[:5]}"
+    kinds = Counter(item["valid"] for item in theirs.values())
+    assert kinds[True] > 1000 and kinds[False] > 1000  # both verdicts well represented
+    print(f"agreement: {len(rows)} outputs, {kinds[True]} pass / {kinds[False]} fail", file=sys.stderr)
