@@ -19,7 +19,7 @@ def ask(server: ProtocolServer, options: ModelOptions, api: str = "openai") -> t
         provider = openai_compat.make_provider(f"scripted@{server.url}")
     else:
         provider = anthropic.make_provider(f"scripted@{server.root}")
-    model = Model(provider, options)
+    model = Model(provider, options=options)
     return asyncio.run(generate_once(model)), model
 
 
@@ -53,7 +53,7 @@ def test_retry_after_is_honoured(server: ProtocolServer, fast_options: ModelOpti
     async def record(seconds: float) -> None:
         waits.append(seconds)
 
-    model = Model(openai_compat.make_provider(f"scripted@{server.url}"), fast_options, sleep=record)
+    model = Model(openai_compat.make_provider(f"scripted@{server.url}"), options=fast_options, sleep=record)
     asyncio.run(generate_once(model))
     assert waits == [0.3]
 
@@ -101,4 +101,4 @@ def test_malformed_argument_string_is_a_model_result(fast_options: ModelOptions)
 def test_connection_refused_is_transient(fast_options: ModelOptions) -> None:
     provider = openai_compat.make_provider("scripted@http://127.0.0.1:9/v1")
     with pytest.raises(TransientProviderError, match="connection error"):
-        asyncio.run(generate_once(Model(provider, fast_options)))
+        asyncio.run(generate_once(Model(provider, options=fast_options)))

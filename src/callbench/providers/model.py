@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from callbench.errors import ProviderError, TransientProviderError
+from callbench.catalog import catalog
+from callbench.errors import ConfigError, ProviderError, TransientProviderError
 from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
 from callbench.providers.cache import ResponseCache, cache_key
@@ -31,6 +32,28 @@ from callbench.tools.contract import ToolContract
 
 if TYPE_CHECKING:
     from callbench.suites.case import Case
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model string ``provider[:rest]``."""
+
+    provider: str
+    rest: str
+
+    @classmethod
+    def parse(cls, text: str) -> ModelSpec:
+        if not text or not text.strip():
+            raise ConfigError("empty model string; use e.g. 'baseline', 'oracle' or 'openai:gpt-4o-mini'")
+        provider, _, rest = text.strip().partition(":")
+        return cls(provider, rest)
+
+
+def make_provider(model: str) -> Provider:
+    """Build the provider named by a model string through the catalog."""
+    spec = ModelSpec.parse(model)
+    factory = catalog().providers.get(spec.provider)
+    return factory(spec.rest)
 
 
 @dataclass(frozen=True)
@@ -71,25 +94,27 @@ class Model:
     def __init__(
         self,
         provider: Provider,
-        options: ModelOptions = ModelOptions(),
+        settings: GenerationSettings | None = None,
+        options: ModelOptions | None = None,
         cache: ResponseCache | None = None,
         *,
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
     ) -> None:
         self.provider = provider
-        self.options = options
+        self.settings = settings or GenerationSettings()
+        self.options = options or ModelOptions()
         self.cache = cache
         self.counters: Counter[str] = Counter()
         self._sleep = sleep
         self._rng = rng or random.Random()
 
     @classmethod
-    def from_config(cls, provider: Provider, config: Any) -> Model:
-        """Build from a run configuration with ``max_retries``, ``rpm``... attributes."""
+    def from_config(cls, provider: Provider, config: Any, settings: GenerationSettings | None = None) -> Model:
+        """Build from a run configuration with ``max_retries``, ``rpm``, ``cache``... attributes."""
         options = options_from_config(config)
         cache = ResponseCache(options.cache_path) if options.use_cache and provider.needs_network else None
-        return cls(provider, options, cache)
+        return cls(provider, settings, options, cache)
 
     @property
     def name(self) -> str:
@@ -115,30 +140,35 @@ class Model:
         inner = self.provider.for_case(case)
         if inner is self.provider:
             return self
-        clone = Model(inner, self.options, self.cache, sleep=self._sleep, rng=self._rng)
+        clone = Model(inner, self.settings, self.options, self.cache, sleep=self._sleep, rng=self._rng)
         clone.counters = self.counters
         return clone
 
     async def aclose(self) -> None:
-        """Close the provider's connections."""
+        """Close the provider's connections and the cache."""
         await self.provider.aclose()
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
 
     async def generate(
         self,
         messages: list[Message],
         tools: list[ToolContract],
-        settings: GenerationSettings,
+        settings: GenerationSettings | None = None,
         salt: str = "",
     ) -> ModelTurn:
         """Answer from the cache, or ask the provider with retries.
 
         Args:
+            settings: Generation settings (default: the ones given at construction).
             salt: Separates cache entries of otherwise equal requests (e.g. repeated trials).
 
         Raises:
             FatalProviderError: The endpoint refused the request; retrying cannot help.
             TransientProviderError: Still failing after the retry budget was spent.
         """
+        settings = settings or self.settings
         if not self.provider.needs_network:
             return await self._timed(self.provider.generate(messages, tools, settings))
         key = None
@@ -206,7 +236,8 @@ class Model:
     async def _timed(pending: Awaitable[ModelTurn]) -> ModelTurn:
         start = time.perf_counter()
         turn = await pending
-        turn.latency_ms = (time.perf_counter() - start) * 1000.0
+        if turn.latency_ms is None:
+            turn.latency_ms = (time.perf_counter() - start) * 1000.0
         return turn
 
 
