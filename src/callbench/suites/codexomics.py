@@ -22,6 +22,7 @@ from callbench.suites.case import Case
 from callbench.suites.codexomics_cases import CaseContext, CaseOptions, convert_case
 from callbench.suites.codexomics_contracts import annotate, contract_mapping, load_registry_dir
 from callbench.suites.codexomics_finish import add_missing_keys, finish_case
+from callbench.suites.codexomics_reconcile import reconcile_case
 from callbench.suites.codexomics_returns import result_schema_from_returns
 from callbench.suites.codexomics_rules import ImportProblem
 from callbench.tools.contract import ToolContract
@@ -81,6 +82,7 @@ def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Pat
     annotate(result.contracts)
     for case in result.cases:
         finish_case(case, result.contracts, result.problems)
+        reconcile_case(case, result.contracts, result.problems)
     _validate(result)
     return result
 

@@ -7,6 +7,7 @@ everything else gets a minimal value that is valid against the contract's proper
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 PLACEHOLDER_EXAMPLES: dict[str, Any] = {
@@ -54,7 +55,35 @@ def _example_of_type(kind: Any, schema: dict[str, Any]) -> Any:
         if not out and schema.get("additionalProperties", True) is not False:
             out = {"value": "example"}
         return out
+    if kind in (None, "string"):
+        return _string_example(schema)
     return "example"
+
+
+# Candidates tried in order against a string schema's pattern and length limits: DNA, protein,
+# identifier-like and numeric text cover the patterns the CodeXomics contracts use.
+_STRING_CANDIDATES = ("example", "ATGC", "MKTAYIAK", "example_1", "1", "A")
+
+
+def _string_example(schema: dict[str, Any]) -> str:
+    pattern = schema.get("pattern")
+    low = int(schema.get("minLength", 1) or 1)
+    high = schema.get("maxLength")
+    for base in _STRING_CANDIDATES:
+        text = base * (-(-low // len(base)))
+        text = text[: max(low, len(base))] if high is None else text[: int(high)]
+        if len(text) < low:
+            continue
+        if pattern is None or _search(pattern, text):
+            return text
+    return "example"
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
 
 
 def fill_examples(value: Any, schema: Any) -> Any:
