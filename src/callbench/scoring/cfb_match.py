@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 ErrorKind = Literal[
@@ -44,7 +44,7 @@ class CallError:
 @cache
 def critical_table() -> dict[str, frozenset[str]]:
     """The critical-parameter table (function -> arguments compared exactly), shipped as data."""
-    text = resources.files("callbench.scoring").joinpath("data/cfb_exact_match_values.json").read_text("utf-8")
+    text = (Path(__file__).parent / "data" / "cfb_exact_match_values.json").read_text("utf-8")
     return {name: frozenset(params) for name, params in json.loads(text).items()}
 
 

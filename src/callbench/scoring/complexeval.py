@@ -1,0 +1,169 @@
+"""Scorer ``complexeval``: ComplexFuncBench's ComplexEval, re-played from the trace.
+
+The scorer groups the trace's calls by round, feeds them to the same :class:`Episode` the replay
+executor used, and reports success, call counts, the first error and (with a judge) response
+completeness/correctness. ``score`` is a pure function of (case, trace) plus cached judge verdicts;
+``ascore`` also asks the judge for verdicts it has not cached yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from itertools import groupby
+from typing import Any
+
+from callbench.harness.trace import Trace
+from callbench.scoring.base import Reason, Verdict
+from callbench.scoring.cfb_engine import Episode, JudgeLookup
+from callbench.scoring.cfb_metrics import aggregate_records
+from callbench.scoring.cfb_outcome import EpisodeOutcome, finish
+from callbench.scoring.cfb_types import CfbSettings, PredCall
+from callbench.scoring.embedders import Embedder, make_embedder
+from callbench.scoring.judge import Judge, VerdictCache
+from callbench.suites.case import Case
+from callbench.suites.cfb_data import CfbSample
+from callbench.suites.cfb_names import NameMap
+from callbench.suites.complexfuncbench import case_sample, case_settings
+
+MAX_JUDGE_PASSES = 20
+"""Upper bound on replay/judge alternations (each pass can only add verdicts, so few are needed)."""
+
+
+def build_judge(config: dict[str, Any]) -> Judge | None:
+    """A judge from the suite's ``complexeval`` options (``judge: provider:model``), or ``None``."""
+    spec = config.get("judge")
+    if not spec:
+        return None
+    from callbench.catalog import catalog  # lazy: the catalog imports every scorer module
+
+    provider_name, _, model = str(spec).partition(":")
+    provider = catalog().providers.get(provider_name)(model)
+    cache = VerdictCache(config.get("judge_cache"))
+    return Judge(provider, label=str(spec), cache=cache)
+
+
+def trace_turns(trace: Trace, names: NameMap) -> list[list[PredCall]]:
+    """The trace's calls as model turns (one list per round), names mapped back to the originals."""
+    calls = sorted(trace.calls, key=lambda c: c.index)
+    return [
+        [PredCall(c.index, names.original(c.tool), c.arguments, c.parse_error) for c in group]
+        for _, group in groupby(calls, key=lambda c: c.round)
+    ]
+
+
+class ComplexEvalScorer:
+    """ComplexEval over the replay trace, in ``faithful`` or ``improved`` mode."""
+
+    name = "complexeval"
+
+    def __init__(self, suite: Any = None, *, judge: Judge | None = None, overrides: dict[str, Any] | None = None):
+        config = dict(getattr(suite, "metadata", {}).get("complexeval", {})) if suite is not None else {}
+        config.update(overrides or {})
+        self.overrides = {k: v for k, v in config.items() if k in ("mode", "embedder", "min_similarity")
+                          and v is not None}
+        self.judge = judge if judge is not None else build_judge(config)
+        self._embedders: dict[str, Embedder] = {}
+
+    def _embedder(self, spec: str) -> Embedder:
+        if spec not in self._embedders:
+            self._embedders[spec] = make_embedder(spec)
+        return self._embedders[spec]
+
+    def _lookup(self, sample: CfbSample) -> JudgeLookup | None:
+        if self.judge is None:
+            return None
+        judge, functions = self.judge, {f["name"]: f for f in sample.functions}
+        return lambda pred, gold: judge.lookup_call(pred, gold, functions.get(gold.name))
+
+    def replay(self, case: Case, trace: Trace) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
+        """Re-play the trace through a fresh episode (judge verdicts from the cache only)."""
+        sample, names = case_sample(case)
+        settings = case_settings(case, self.overrides)
+        episode = Episode(sample, settings, self._embedder(settings.embedder), judge=self._lookup(sample))
+        for turn in trace_turns(trace, names):
+            episode.play_turn(turn)
+        return episode, finish(episode, trace.stop_reason), settings
+
+    def score(self, case: Case, trace: Trace) -> Verdict:
+        """Score from the trace and cached judge verdicts (no judge request is made)."""
+        episode, outcome, settings = self.replay(case, trace)
+        return self._verdict(case, trace, episode, outcome, settings, response=self._response_status(trace))
+
+    async def ascore(self, case: Case, trace: Trace) -> Verdict:
+        """Score, asking the judge for call verdicts and response scores it has not cached yet."""
+        episode, outcome, settings = self.replay(case, trace)
+        if self.judge is not None:
+            for _ in range(MAX_JUDGE_PASSES):
+                if not episode.judge_pending:
+                    break
+                query, functions = episode.sample.query, {f["name"]: f for f in episode.sample.functions}
+                await asyncio.gather(*(self.judge.judge_call(p, g, functions.get(g.name), query)
+                                       for p, g in episode.judge_pending))
+                episode, outcome, settings = self.replay(case, trace)
+        response = await self._response_scores(episode.sample, trace, settings)
+        return self._verdict(case, trace, episode, outcome, settings, response=response)
+
+    # ------------------------------------------------------------ response judge
+
+    def _response_status(self, trace: Trace) -> dict[str, Any]:
+        if not trace.final_text.strip():
+            return {"status": "no_answer", "completeness": None, "correctness": None}
+        if self.judge is None:
+            return {"status": "skipped: no judge configured", "completeness": None, "correctness": None}
+        return {"status": "not judged (offline score)", "completeness": None, "correctness": None}
+
+    async def _response_scores(self, sample: CfbSample, trace: Trace, settings: CfbSettings) -> dict[str, Any]:
+        status = self._response_status(trace)
+        if self.judge is None or status["status"] == "no_answer":
+            return status
+        gold_context = _gold_conversation(sample)
+        completeness, correctness = await asyncio.gather(
+            self.judge.score_response("completeness", f"User request:\n{sample.query}", trace.final_text),
+            self.judge.score_response("correctness", gold_context, trace.final_text),
+        )
+        judged = completeness is not None and correctness is not None
+        return {"status": "scored" if judged else "judge_failed", "completeness": completeness,
+                "correctness": correctness}
+
+    # ------------------------------------------------------------ verdict
+
+    def _verdict(self, case: Case, trace: Trace, episode: Episode, outcome: EpisodeOutcome,
+                 settings: CfbSettings, *, response: dict[str, Any]) -> Verdict:
+        reasons = [Reason(code=e.kind, message=f"{e.kind}: {e.detail}".rstrip(": ")) for e in outcome.terminal]
+        judge = self.judge.describe() if self.judge else {"judge_model": None, "judge": "skipped: not configured"}
+        details = {
+            "mode": settings.mode, "embedder": self._embedder(settings.embedder).name,
+            "min_similarity": settings.min_similarity, **judge,
+            "domain": episode.sample.domain, "template": episode.sample.template,
+            "success": outcome.success, "first_error": outcome.first_error, "infra": outcome.infra,
+            "terminal_errors": [e.kind for e in outcome.terminal], **outcome.counts(),
+            "errors": [{"turn": t, "kind": e.kind, "param": e.param} for t, e in episode.errors],
+            "calls": [{"index": r.index, "status": r.status, "gold": r.gold, "method": r.method,
+                       "error": r.error.kind if r.error else None, "counted": r.counted} for r in episode.results],
+            "judge_pending": len(episode.judge_pending), "response": response,
+        }
+        warnings = [f"{len(episode.judge_pending)} call pair(s) await a judge verdict; run the async scorer"] \
+            if episode.judge_pending else []
+        rationale = (f"success ({outcome.correct_calls}/{outcome.gold_calls} gold calls)" if outcome.success
+                     else f"fail: {outcome.first_error} ({outcome.correct_calls}/{outcome.gold_calls} gold calls)")
+        return Verdict(
+            scorer=self.name, passed=outcome.success, reasons=reasons, rationale=rationale,
+            warnings=warnings, details=details,
+            metrics={"success": float(outcome.success), "correct_calls": float(outcome.correct_calls),
+                     "gold_calls": float(outcome.gold_calls), "predicted_calls": float(outcome.predicted_calls),
+                     "extra_turns": float(outcome.model_turns - outcome.gold_steps)},
+        )
+
+    def aggregate(self, records: list[Any]) -> dict[str, Any]:
+        """Pooled run-level metrics (see :func:`callbench.scoring.cfb_metrics.aggregate_records`)."""
+        return aggregate_records(records, scorer=self.name)
+
+
+def _gold_conversation(sample: CfbSample) -> str:
+    parts = [f"User request:\n{sample.query}"]
+    for k, step in enumerate(sample.steps, start=1):
+        for call in step:
+            parts.append(f"Step {k} call: {json.dumps({'name': call.name, 'arguments': call.arguments})}\n"
+                         f"API response: {json.dumps(call.response, ensure_ascii=False)}")
+    return "\n\n".join(parts)
