@@ -1,0 +1,215 @@
+"""The ``dag`` scorer: success, efficiency and failure classes of FuncBenchGen-style episodes.
+
+* **Success** (``strict``, default): the episode ended with an answer, the target function was
+  executed with correct inputs, and the answer states the target value unambiguously. The
+  official ``lenient`` rule (any standalone number equal to the value, and at least ``n_core``
+  calls) is selectable per suite (``scoring=lenient``) and recorded in every verdict.
+* **Efficiency** = ``n_core / calls`` on successes (every call counts, invalid ones included).
+* Per call: node kind and failure class (recovered by replaying the episode through a fresh
+  runtime, so stored runs re-score offline), the first failure, and calls spent on distractors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from callbench.executors.dag import new_runtime, task_of
+from callbench.generate.dag_answer import lenient_match, strict_match
+from callbench.generate.dag_runtime import FAILURE_CLASSES, DagRuntime
+from callbench.report.stats import paired_comparison, wilson_interval
+from callbench.scoring.base import Reason, Verdict
+
+if TYPE_CHECKING:
+    from callbench.harness.trace import Trace, TraceCall
+    from callbench.suites.case import Case
+
+NAME = "dag"
+
+
+def classify_calls(case: Case, trace: Trace) -> tuple[list[dict[str, Any]], DagRuntime]:
+    """Node kind and failure class of every call, replaying executed calls in order."""
+    runtime = new_runtime(case)
+    rows = []
+    for call in trace.calls:
+        node = runtime.nodes.get(call.tool)
+        row: dict[str, Any] = {"index": call.index, "round": call.round, "tool": call.tool,
+                               "node_kind": node.kind if node else None, "failure": None, "cause": None}
+        if call.execution in ("ok", "error"):
+            res = runtime.call(call.tool, call.arguments)
+            row.update(failure=res.failure, cause=res.cause, correct=res.ok)
+            recorded = call.annotations.get("failure", res.failure)
+            if recorded != res.failure:
+                row["annotation_mismatch"] = recorded
+        elif call.execution == "rejected":
+            row["failure"] = _static_class(runtime, call)
+        else:
+            row["failure"] = "not_executed"
+        rows.append(row)
+    return rows, runtime
+
+
+def _static_class(runtime: DagRuntime, call: TraceCall) -> str:
+    """Class of a call the harness rejected before execution (unknown tool, bad JSON, schema)."""
+    node = runtime.nodes.get(call.tool)
+    if node is None:
+        return "unknown_function"
+    args = call.arguments
+    if not isinstance(args, dict):
+        return "invalid_arguments"
+    if set(args) != set(node.inputs):
+        return "wrong_arg_count"
+    if any(runtime.types[a] not in runtime.known for a in args):
+        return "not_yet_known"
+    return "incorrect_value"
+
+
+class DagScorer:
+    """Scorer ``dag`` (see the module docstring). ``rule`` overrides the suite's choice."""
+
+    name = NAME
+
+    def __init__(self, suite: Any = None, rule: str | None = None) -> None:
+        self.rule = rule
+
+    def score(self, case: Case, trace: Trace) -> Verdict:
+        task = task_of(case)
+        cfg = case.executor_config
+        rule = self.rule or cfg.get("scoring", "strict")
+        rows, _ = classify_calls(case, trace)
+        n_core, calls = task.params.n_core, len(trace.calls)
+        answered = trace.stop_reason == "answer"
+        target_done = any(r["tool"] == task.target_node and r.get("correct") for r in rows)
+        passed, reasons = self._judge(rule, task.target_variable, task.target_value, trace, answered,
+                                      target_done, calls, n_core)
+        failures = [r for r in rows if r["failure"] in FAILURE_CLASSES]
+        first = failures[0] if failures else None
+        kinds = Counter(r["node_kind"] for r in rows)
+        core_done = {r["tool"] for r in rows if r.get("correct") and r["node_kind"] == "core"}
+        details = {
+            "rule": rule, "cap": cfg.get("cap", "fixed"), "mode": cfg.get("mode", "silent"),
+            "restate": bool(cfg.get("restate", False)), "setting": task.params.setting,
+            "task_id": task.id, "n_core": n_core, "calls": calls, "answered": answered,
+            "outcome": "success" if passed else ("timeout" if not answered else "incorrect"),
+            "target_value": task.target_value, "target_computed": target_done,
+            "failure_counts": dict(Counter(r["failure"] for r in failures)),
+            "poisoned": sum(1 for r in failures if r["cause"] == "poisoned"),
+            "first_failure": first and {k: first[k] for k in ("index", "round", "tool", "failure", "cause")},
+            "distractor_calls": {"conn": kinds.get("conn", 0), "dis": kinds.get("dis", 0)},
+            "core_computed": len(core_done), "per_call": rows,
+        }
+        metrics = {"calls": float(calls), "distractor_calls": float(kinds.get("conn", 0) + kinds.get("dis", 0))}
+        if passed:
+            metrics["efficiency"] = n_core / calls
+        partial = len(core_done) / n_core if passed else min(len(core_done) / n_core, 0.99)
+        return Verdict(scorer=NAME, passed=passed, partial=partial, reasons=reasons, details=details,
+                       metrics=metrics, rationale=_rationale(passed, reasons, rule, calls, n_core))
+
+    @staticmethod
+    def _judge(rule: str, target: str, value: int, trace: Trace, answered: bool, target_done: bool,
+               calls: int, n_core: int) -> tuple[bool, list[Reason]]:
+        if not answered:
+            return False, [Reason(code="timeout", message=f"no final answer (stopped by {trace.stop_reason})")]
+        text = trace.final_text or ""
+        if rule == "lenient":
+            reasons = []
+            if not lenient_match(text, value):
+                reasons.append(Reason(code="answer_mismatch", message=f"the answer does not contain {value}"))
+            if calls < n_core:
+                reasons.append(Reason(code="too_few_calls", message=f"{calls} calls < n_core={n_core}"))
+            return not reasons, reasons
+        reasons = []
+        if not target_done:
+            reasons.append(Reason(code="target_not_computed", message="the target function never ran correctly"))
+        ok, why = strict_match(text, target, value)
+        if not ok:
+            reasons.append(Reason(code="answer_mismatch", message=why))
+        return not reasons, reasons
+
+    def aggregate(self, records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+        """Success rate per setting and arm with Wilson intervals, and the restatement effect."""
+        return aggregate(records)
+
+
+def _rationale(passed: bool, reasons: list[Reason], rule: str, calls: int, n_core: int) -> str:
+    if passed:
+        return f"pass ({rule}): target value stated; efficiency {n_core}/{calls} = {n_core / calls:.2f}"
+    return f"fail ({rule}): " + "; ".join(r.message for r in reasons)
+
+
+def _verdict(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    verdict = (record.get("verdicts") or {}).get(NAME)
+    return verdict if isinstance(verdict, Mapping) else None
+
+
+def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per (setting, arm): n, successes, Wilson CI, efficiency, failure classes; plus restatement."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    errors: Counter[str] = Counter()
+    for rec in records:
+        verdict = _verdict(rec)
+        if verdict is None:
+            errors[str((rec.get("metadata") or {}).get("setting", "?"))] += rec.get("status") == "error"
+            continue
+        det = verdict.get("details") or {}
+        groups[(det.get("setting", "?"), "restate" if det.get("restate") else "plain")].append(rec)
+    rows = [_row(setting, arm, recs) for (setting, arm), recs in sorted(groups.items())]
+    return {"rows": rows, "restatement": _restatement(groups), "errors": dict(+errors)}
+
+
+def _row(setting: str, arm: str, recs: list[Mapping[str, Any]]) -> dict[str, Any]:
+    verdicts = [_verdict(r) or {} for r in recs]
+    wins = [v for v in verdicts if v.get("passed")]
+    effs = [v["metrics"]["efficiency"] for v in wins if "efficiency" in (v.get("metrics") or {})]
+    failures: Counter[str] = Counter()
+    firsts: Counter[str] = Counter()
+    for v in verdicts:
+        det = v.get("details") or {}
+        failures.update(det.get("failure_counts") or {})
+        if det.get("first_failure"):
+            firsts[det["first_failure"]["failure"]] += 1
+    ci = wilson_interval(len(wins), len(verdicts))
+    return {
+        "setting": setting, "arm": arm, "n": len(verdicts), "successes": len(wins),
+        "success_rate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
+        "efficiency": sum(effs) / len(effs) if effs else None,
+        "mean_calls": sum((v.get("details") or {}).get("calls", 0) for v in verdicts) / max(len(verdicts), 1),
+        "rule": (verdicts[0].get("details") or {}).get("rule") if verdicts else None,
+        "failure_counts": dict(failures), "first_failures": dict(firsts),
+    }
+
+
+def _restatement(groups: dict[tuple[str, str], list[Mapping[str, Any]]]) -> dict[str, Any] | None:
+    """Paired restate-minus-plain difference over tasks run in both arms (None if one arm ran)."""
+    pairs: dict[str, dict[str, bool]] = defaultdict(dict)
+    clusters: dict[str, str] = {}
+    for (setting, arm), recs in groups.items():
+        for rec in recs:
+            det = (_verdict(rec) or {}).get("details") or {}
+            key = f"{det.get('task_id')}#{rec.get('trial', 1)}"
+            pairs[key][arm] = bool((_verdict(rec) or {}).get("passed"))
+            clusters[key] = setting
+    both = sorted(k for k, v in pairs.items() if len(v) == 2)
+    if not both:
+        return None
+    cmp = paired_comparison([pairs[k]["restate"] for k in both], [pairs[k]["plain"] for k in both],
+                            [clusters[k] for k in both])
+    return {"n_pairs": len(both), **cmp.as_dict(),
+            "note": "accuracy_a = with restatement, accuracy_b = without; difference = a - b"}
+
+
+def format_table(summary: Mapping[str, Any]) -> str:
+    """A plain-text table of :func:`aggregate` output."""
+    lines = [f"{'setting':<34} {'arm':<8} {'n':>4} {'success':>8} {'95% CI':>15} {'eff':>5} {'calls':>6}"]
+    for row in summary["rows"]:
+        eff = f"{row['efficiency']:.2f}" if row["efficiency"] is not None else "-"
+        ci = f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
+        lines.append(f"{row['setting']:<34} {row['arm']:<8} {row['n']:>4} {row['success_rate']:>8.2f} "
+                     f"{ci:>15} {eff:>5} {row['mean_calls']:>6.1f}")
+    eff = summary.get("restatement")
+    if eff:
+        d = eff["difference"]
+        lines.append(f"restatement effect over {eff['n_pairs']} paired tasks: {d['estimate']:+.3f} "
+                     f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={eff['mcnemar_p']:.3g})")
+    return "\n".join(lines)
