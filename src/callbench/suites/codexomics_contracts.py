@@ -21,6 +21,7 @@ from callbench.suites.codexomics_rules import (
     ImportProblem,
     camel_key,
     is_read_only,
+    snake_key,
 )
 from callbench.suites.codexomics_schema import sanitize_parameters
 from callbench.tools.contract import NAME_PATTERN
@@ -144,17 +145,27 @@ def annotate(contracts: dict[str, dict[str, Any]]) -> None:
 
 
 def alternative_keys(tool: str, parameters: dict[str, Any]) -> dict[str, list[list[str]]]:
-    """The original's key aliases restricted to keys this schema really declares."""
+    """The original matcher's key equivalences for each declared key.
+
+    Upstream compares keys in camelCase on both sides and accepts directional aliases whether or
+    not the schema declares them (an undeclared one still fails the schema check). Each declared
+    key therefore lists its other spelling, its aliases in both spellings, and the tool's
+    completion-mode alternatives.
+    """
     props = list((parameters.get("properties") or {}).keys())
-    by_camel = {camel_key(p): p for p in props}
     out: dict[str, list[list[str]]] = {}
     for prop in props:
-        aliases = KEY_ALIASES.get(camel_key(prop), ())
-        alts = [[by_camel[a]] for a in aliases if a in by_camel and by_camel[a] != prop]
+        alts: list[list[str]] = [[k] for k in _spellings(camel_key(prop)) if k != prop]
+        for alias in KEY_ALIASES.get(camel_key(prop), ()):
+            alts += [[k] for k in _spellings(alias) if [k] not in alts and k != prop]
         for alt_set in COMPLETION_KEY_ALTERNATIVES.get(tool, {}).get(camel_key(prop), ()):
-            mapped = [by_camel.get(a) for a in alt_set]
-            if all(mapped) and [m for m in mapped] not in alts:
-                alts.append([m for m in mapped if m])
+            for variant in ([camel_key(k) for k in alt_set], [snake_key(k) for k in alt_set]):
+                if variant not in alts and variant != [prop]:
+                    alts.append(variant)
         if alts:
             out[prop] = alts
     return out
+
+
+def _spellings(camel: str) -> list[str]:
+    return list(dict.fromkeys([camel, snake_key(camel)]))

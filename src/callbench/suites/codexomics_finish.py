@@ -2,9 +2,9 @@
 
 * Suite keys a contract lacks are added to that contract (typed from the values the suite
   expects) so that gold calls are schema-valid; each addition is reported.
-* Keys a contract requires but a case does not name become ``$any`` (with an example), so the
-  gold path the ``oracle`` plays is schema-valid. Upstream leaves them to the model; the schema
-  check demands them anyway, so the only added strictness is "not null/empty".
+* Keys a contract requires but a case does not name become "optional, any value" (a ``$one_of``
+  of ``$any`` with an example and an omissible ``$default``): argument matching stays as upstream
+  (the key is not checked), while the ``oracle`` sends the example and stays schema-valid.
 * ``toggle_track`` track names accept the spellings the original treats as equal.
 * Every ``$any``/``$pattern`` gets an ``example`` for built-in agents.
 """
@@ -61,9 +61,17 @@ def _require_keys(step: dict[str, Any], schema: dict[str, Any], where: str,
     for key in schema.get("required", []) or []:
         if key in args:
             continue
-        args[key] = {"$any": True, "example": _example_for_required(key, props.get(key, {}))}
+        args[key] = optional_any(_example_for_required(key, props.get(key, {})))
         problems.append(ImportProblem(
-            where, "info", f"contract requires {key!r}, the case does not name it: expected as $any"))
+            where, "info", f"contract requires {key!r}, the case does not name it: optional any value "
+            "(example for built-in agents)"))
+
+
+def optional_any(example: Any) -> dict[str, Any]:
+    """"Any value, or absent": upstream's argument matcher ignores keys the case does not name
+    (the schema check still demands required ones); the ``$any`` option carries the example the
+    oracle sends."""
+    return {"$one_of": [{"$any": True, "example": example}, {"$default": None}]}
 
 
 def _example_for_required(key: str, schema: dict[str, Any]) -> Any:

@@ -5,8 +5,9 @@ A handful of upstream cases expect arguments their own contract rejects (a value
 several keys). Upstream such a case can never pass a strict tier. The importer keeps the case and
 reconciles instead, each change reported as a warning:
 
-* a root ``anyOf``/``oneOf`` of ``required`` sets that the expected keys do not satisfy becomes a
-  ``$one_of`` over those key sets (each ``$any``) in the case;
+* a root ``anyOf``/``oneOf`` of ``required`` sets that the expected keys do not satisfy gets a
+  ``$one_of`` over those key sets plus ``{}`` (always matches, so scoring is unchanged; built-in
+  agents send the first set and stay schema-valid);
 * a literal expected value that violates ``enum``, ``minLength``/``maxLength``,
   ``minimum``/``maximum`` or ``pattern`` widens that constraint in the contract.
 """
@@ -49,12 +50,14 @@ def _cover_required_sets(step: dict[str, Any], schema: dict[str, Any], where: st
         problems.append(ImportProblem(where, "warning", "an alternative of the case misses the contract's root anyOf"))
         return
     props = schema.get("properties", {})
+    # The trailing {} keeps argument matching as upstream (the case names no key); the key-set
+    # options in front are what built-in agents send, so their calls are schema-valid.
     args["$one_of"] = [
         {key: {"$any": True, "example": example_for_schema(props.get(key, {}))} for key in keys} for keys in sets
-    ]
+    ] + [{}]
     listed = " | ".join("+".join(keys) for keys in sets)
     problems.append(ImportProblem(
-        where, "warning", f"contract needs one of [{listed}], the case names none: expected one of them as $any"))
+        where, "warning", f"contract needs one of [{listed}], the case names none: added as a hint for built-in agents (not scored)"))
 
 
 def _covered(args: dict[str, Any], sets: list[list[str]]) -> bool:

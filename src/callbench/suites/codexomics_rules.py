@@ -131,6 +131,11 @@ def camel_key(key: str) -> str:
     return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:] if p)
 
 
+def snake_key(key: str) -> str:
+    """camelCase key to snake_case (``readingFrame`` -> ``reading_frame``)."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()
+
+
 def track_canonical(name: str) -> str:
     """toggle_track's canonical track name (``GC Content`` -> ``gc``)."""
     flat = re.sub(r"[\s_\-]+", "", name.lower())
