@@ -60,6 +60,7 @@ def get_key(env_var: str | None, *, required: bool = True, purpose: str = "") ->
     value = os.environ.get(env_var) or _read_keys_file(keys_file()).get(env_var)
     if value:
         register_secret(value)
+        install_log_scrubbing()
         return value
     if required:
         where = f" for {purpose}" if purpose else ""
@@ -84,19 +85,32 @@ def scrub(text: str) -> str:
     return text
 
 
-class ScrubFilter(logging.Filter):
-    """Logging filter that blanks known secrets in every record it sees."""
-
-    def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 - logging API name
-        message = record.getMessage()
-        cleaned = scrub(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
+def _scrub_record(record: logging.LogRecord) -> None:
+    message = record.getMessage()
+    cleaned = scrub(message)
+    if cleaned != message:
+        record.msg, record.args = cleaned, None
 
 
-def install_log_filter(logger: logging.Logger | None = None) -> None:
-    """Attach :class:`ScrubFilter` to ``logger`` (default: the ``callbench`` logger)."""
-    target = logger or logging.getLogger("callbench")
-    if not any(isinstance(f, ScrubFilter) for f in target.filters):
-        target.addFilter(ScrubFilter())
+_installed = False
+
+
+def install_log_scrubbing() -> None:
+    """Blank known secrets in every log record of the process, whatever logger emits it.
+
+    A record factory is used rather than a logger filter because filters on a parent logger do
+    not see records that propagate from child loggers.
+    """
+    global _installed
+    if _installed:
+        return
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if _known:
+            _scrub_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _installed = True

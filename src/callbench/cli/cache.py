@@ -1,0 +1,52 @@
+"""``callbench cache stats|clear``: inspect or empty the response cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from callbench.providers.cache import ResponseCache, default_cache_path
+
+_PATH_HELP = "Cache file (default: $CALLBENCH_CACHE_DIR/responses.sqlite or ~/.cache/callbench/responses.sqlite)."
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``cache`` command group to ``app``."""
+    group = typer.Typer(help="Inspect or clear the response cache.", no_args_is_help=True)
+    group.command("stats")(stats_cmd)
+    group.command("clear")(clear_cmd)
+    app.add_typer(group, name="cache")
+
+
+def stats_cmd(path: Path = typer.Option(None, "--path", help=_PATH_HELP)) -> None:
+    """Show the number of cached responses per model and the file size."""
+    target = path or default_cache_path()
+    if not target.exists():
+        typer.echo(f"{target}: no cache yet (0 entries)")
+        return
+    cache = ResponseCache(target)
+    try:
+        info = cache.stats()
+    finally:
+        cache.close()
+    typer.echo(f"{info['path']}: {info['entries']} entries, {info['bytes'] / 1e6:.2f} MB")
+    for row in info["by_model"]:
+        typer.echo(f"  {row['provider']:<14} {row['model']:<40} {row['entries']:>8}")
+
+
+def clear_cmd(
+    path: Path = typer.Option(None, "--path", help=_PATH_HELP),
+    model: str = typer.Option(None, "--model", help="Only delete entries of this model name."),
+) -> None:
+    """Delete cached responses (all, or those of one model)."""
+    target = path or default_cache_path()
+    if not target.exists():
+        typer.echo(f"{target}: nothing to clear")
+        return
+    cache = ResponseCache(target)
+    try:
+        removed = cache.clear(model)
+    finally:
+        cache.close()
+    typer.echo(f"{target}: deleted {removed} entries")
