@@ -1,0 +1,123 @@
+"""The ``bfcl`` scorer: BFCL's checker over callbench traces.
+
+Single-turn categories are judged by :mod:`callbench.scoring.bfcl_entry` in faithful mode
+(verdict parity with bfcl-eval) or improved mode (recorded, never pooled: the verdict details
+carry the faithful verdict too, so :func:`callbench.scoring.bfcl_aggregate.differences` can list the entries that differ).
+Multi-turn categories are judged by :mod:`callbench.scoring.bfcl_multi`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from callbench.scoring.base import Reason, Verdict
+from callbench.scoring.bfcl_aggregate import aggregate_rows, differences
+from callbench.scoring.bfcl_entry import judge_entry
+from callbench.scoring.bfcl_options import BfclOptions, Check
+
+if TYPE_CHECKING:
+    from callbench.harness.trace import Trace
+    from callbench.suites.base import Suite
+    from callbench.suites.case import Case
+
+MULTI_TURN_PREFIX = "multi_turn"
+
+
+def options_from(settings: dict[str, Any] | None) -> BfclOptions:
+    """BfclOptions from a suite's ``metadata["bfcl"]`` settings."""
+    settings = dict(settings or {})
+    known = {key: settings[key] for key in
+             ("mode", "underscore_to_dot", "assignment_matching", "numeric_strings", "int_valued_floats")
+             if key in settings}
+    return BfclOptions(**known)
+
+
+class BfclScorer:
+    """Scores BFCL cases; built by the catalog as ``BfclScorer(suite)``."""
+
+    name = "bfcl"
+
+    def __init__(self, suite: Suite | None = None, options: BfclOptions | None = None) -> None:
+        settings = suite.metadata.get("bfcl") if suite is not None else None
+        self.options = options or options_from(settings)
+
+    def score(self, case: Case, trace: Trace) -> Verdict:
+        """Judge one case from its trace."""
+        meta = case.metadata.get("bfcl")
+        if not meta:
+            return Verdict(scorer=self.name, passed=False, rationale="not a BFCL case",
+                           reasons=[Reason(code="not_bfcl", message="case has no metadata['bfcl']")])
+        category = meta["category"]
+        if category.startswith(MULTI_TURN_PREFIX):
+            from callbench.scoring.bfcl_multi import score_multi_turn
+
+            return score_multi_turn(case, trace, self.options)
+        docs = [tool.metadata["bfcl_doc"] for tool in case.inline_contracts()]
+        result = fc_result_from_trace(trace, docs)
+        return self.judge(category, docs, result, meta.get("ground_truth"))
+
+    def judge(self, category: str, docs: list[dict], result: Any, truth: Any) -> Verdict:
+        """Judge a stored FC result (also used by ``--from-bfcl-results``)."""
+        chosen = judge_entry(category, docs, result, truth, self.options)
+        details: dict[str, Any] = {"category": category, "passed": chosen.valid,
+                                   "error_type": chosen.error_type, **self.options.describe()}
+        if self.options.improved:
+            faithful = judge_entry(category, docs, result, truth, BfclOptions(
+                underscore_to_dot=self.options.underscore_to_dot))
+            details["faithful_passed"] = faithful.valid
+            details["faithful_error_type"] = faithful.error_type
+        return to_verdict(self.name, chosen, details)
+
+    def aggregate(self, records: list[Any]) -> dict[str, Any]:
+        """BFCL-style per-category accuracy and summaries, plus faithful/improved differences."""
+        rows, pairs = [], []
+        for record in records:
+            verdict = record.verdicts.get(self.name)
+            category = (verdict.details.get("bfcl", {}).get("category") if verdict else None) or record.category
+            rows.append((category, bool(verdict and verdict.passed and record.status == "completed")))
+            if verdict is not None:
+                pairs.append((record.key, verdict.details))
+        out = aggregate_rows(rows)
+        out["settings"] = self.options.describe()
+        if self.options.improved:
+            out["faithful_vs_improved"] = differences(pairs)
+        return out
+
+
+def to_verdict(scorer: str, check: Check, details: dict[str, Any], partial: float | None = None) -> Verdict:
+    """A callbench verdict from a BFCL check."""
+    reasons = [] if check.valid else [Reason(code=check.error_type, message=_first_message(check))]
+    rationale = "pass" if check.valid else f"fail: {check.error_type}"
+    return Verdict(scorer=scorer, passed=check.valid, reasons=reasons, rationale=rationale,
+                   partial=partial,
+                   details={"bfcl": details})
+
+
+def _first_message(check: Check) -> str:
+    if not check.errors:
+        return check.error_type
+    first = check.errors[0]
+    return first if isinstance(first, str) else json.dumps(first, default=str)[:500]
+
+
+def restore_dotted_names(name: str, docs: list[dict[str, Any]]) -> str:
+    """Map a provider-sanitised name (``math_sqrt``) back to the doc's name (``math.sqrt``)."""
+    if any(doc["name"] == name for doc in docs):
+        return name
+    for doc in docs:
+        if "." in doc["name"] and doc["name"].replace(".", "_") == name:
+            return doc["name"]
+    return name
+
+
+def fc_result_from_trace(trace: Trace, docs: list[dict[str, Any]]) -> Any:
+    """The BFCL FC result of a single-turn trace: calls of the first round, else the text."""
+    calls = [call for call in trace.calls if call.round == 1]
+    if not calls:
+        return trace.rounds[0].text if trace.rounds else trace.final_text
+    out = []
+    for call in calls:
+        raw = call.arguments_raw if call.arguments_raw else json.dumps(call.arguments or {})
+        out.append({restore_dotted_names(call.tool, docs): raw})
+    return out

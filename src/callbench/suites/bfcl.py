@@ -1,0 +1,98 @@
+"""The ``bfcl`` suite: Berkeley Function Calling Leaderboard categories as callbench cases.
+
+Specs: ``bfcl:<category>``, a group (``bfcl:single_turn``, ``bfcl:live``, ``bfcl:non_live``,
+``bfcl:multi_turn``, ``bfcl:all``) or a comma list; an optional ``:improved`` suffix turns on the
+scorer's improved mode (``:faithful`` is the default).  Data come from the installed
+``bfcl-eval`` package (``pip install --no-deps bfcl-eval``) or ``--data DIR``.
+Options (``SuiteOptions.extra``): ``mode``, ``underscore_to_dot``, ``assignment_matching``,
+``numeric_strings``, ``int_valued_floats``, ``limit`` (first N entries per category).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callbench.errors import ConfigError
+from callbench.messages import Message
+from callbench.suites.base import Suite, SuiteOptions
+from callbench.suites.bfcl_data import (
+    MULTI_TURN, category_of, data_dir, expand, load_answers, load_questions,
+)
+from callbench.suites.bfcl_multi import multi_turn_case
+from callbench.suites.bfcl_oracle import gold_calls
+from callbench.suites.bfcl_schema import contract_from_doc
+from callbench.suites.case import Case, ExpectedStep
+
+SUITE_NAME = "bfcl"
+BFCL_SYSTEM_PROMPT = ""  # BFCL's FC mode sends no system prompt of its own
+_MODES = ("faithful", "improved")
+_FLAGS = ("underscore_to_dot", "assignment_matching", "numeric_strings", "int_valued_floats")
+
+
+def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
+    """Load BFCL categories as a suite.
+
+    Args:
+        spec: ``simple_python``, ``bfcl:live``, ``bfcl:parallel,multiple:improved``...
+        options: ``data`` (a BFCL data folder) and ``extra`` settings (see module docs).
+
+    Returns:
+        A suite whose cases carry BFCL's possible answers in ``metadata["bfcl"]``.
+    """
+    options = options or SuiteOptions()
+    categories, settings = _parse(spec, options)
+    folder = data_dir(options.data)
+    limit = options.extra.get("limit")
+    cases: list[Case] = []
+    for category in categories:
+        entries = load_questions(category, folder)
+        answers = load_answers(category, folder)
+        for entry in entries[: int(limit)] if limit else entries:
+            if category in MULTI_TURN:
+                cases.append(multi_turn_case(entry, answers.get(entry["id"], []), category, folder))
+            else:
+                cases.append(single_turn_case(entry, answers.get(entry["id"]), category))
+    return Suite(
+        name=SUITE_NAME, cases=cases, executor="contract", scorers=["bfcl"], system_prompt=BFCL_SYSTEM_PROMPT,
+        description="Berkeley Function Calling Leaderboard (bfcl-eval data)", version="BFCL_v4",
+        source=str(folder), metadata={"bfcl": settings, "categories": list(categories)},
+    )
+
+
+def _parse(spec: str, options: SuiteOptions) -> tuple[tuple[str, ...], dict[str, Any]]:
+    parts = [part for part in spec.split(":") if part]
+    if parts and parts[0] == SUITE_NAME:
+        parts = parts[1:]
+    modes = [part for part in parts if part in _MODES]
+    names = [part for part in parts if part not in _MODES]
+    if len(names) > 1:
+        raise ConfigError(f"suite {spec!r}: use bfcl:<category or group>[,more][:faithful|:improved]")
+    categories = expand(names[0] if names else "single_turn")
+    extra = options.extra
+    mode = modes[0] if modes else str(extra.get("mode", "faithful"))
+    if mode not in _MODES:
+        raise ConfigError(f"suite {spec!r}: mode must be faithful or improved, not {mode!r}")
+    settings: dict[str, Any] = {"mode": mode}
+    for flag in _FLAGS:
+        if flag in extra:
+            settings[flag] = bool(extra[flag])
+    return categories, settings
+
+
+def messages_of(turn: list[dict[str, Any]]) -> list[Message]:
+    """BFCL turn messages as callbench messages."""
+    return [Message(role=item["role"], content=item.get("content") or "") for item in turn]
+
+
+def single_turn_case(entry: dict[str, Any], truth: list[dict[str, Any]] | None, category: str) -> Case:
+    """One single-turn entry: one model round, calls scored without execution."""
+    docs = entry["function"]
+    expected = []
+    for name, arguments in gold_calls(entry, truth, category) if truth else []:
+        expected.append(ExpectedStep(tool=name, arguments=arguments, call_only=True, turn=1))
+    return Case(
+        id=entry["id"], category=category, messages=messages_of(entry["question"][0]),
+        tools=[contract_from_doc(doc, category) for doc in docs], expected=expected,
+        max_rounds=1, harness_guidance=False,
+        metadata={"bfcl": {"category": category_of(entry["id"]), "ground_truth": truth}},
+    )

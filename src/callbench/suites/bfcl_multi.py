@@ -1,0 +1,69 @@
+"""Multi-turn BFCL entries as cases for the ``bfcl-multi-turn`` executor.
+
+A case starts with the first user turn; the executor session supplies the later user turns
+(and, for ``miss_func``, the withheld function docs) through the harness's scripted-turn hook.
+Function docs come from ``multi_turn_func_doc/`` for the entry's involved classes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from callbench.messages import Message
+from callbench.suites.bfcl_data import category_of
+from callbench.suites.bfcl_schema import contract_from_doc
+from callbench.suites.case import Case
+
+STEP_LIMIT = 20
+"""BFCL's MAXIMUM_STEP_LIMIT: more tool-calling steps than this in one turn force-quit the entry."""
+DOC_FILES = {
+    "GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json",
+    "MessageAPI": "message_api.json", "TwitterAPI": "posting_api.json", "TicketAPI": "ticket_api.json",
+    "TradingBot": "trading_bot.json", "TravelAPI": "travel_booking.json",
+    "VehicleControlAPI": "vehicle_control.json",
+}
+ADDED_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from. What about now?"
+
+
+def class_docs(folder: Path, class_name: str) -> list[dict[str, Any]]:
+    """Function docs of one backend class."""
+    path = folder / "multi_turn_func_doc" / DOC_FILES[class_name]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def split_docs(entry: dict[str, Any], folder: Path) -> tuple[list[dict], dict[str, list[dict]]]:
+    """(docs offered from the start, withheld docs by turn index) as BFCL arranges them."""
+    docs: list[dict[str, Any]] = []
+    for class_name in entry["involved_classes"]:
+        docs.extend(class_docs(folder, class_name))
+    withheld: dict[str, list[dict[str, Any]]] = {}
+    for turn, names in (entry.get("missed_function") or {}).items():
+        withheld[turn] = []
+        for name in names:
+            position = next((i for i, doc in enumerate(docs) if doc["name"] == name), None)
+            if position is not None:
+                withheld[turn].append(docs.pop(position))
+    return docs, withheld
+
+
+def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str, folder: Path) -> Case:
+    """One multi-turn entry as a case run by the ``bfcl-multi-turn`` executor."""
+    docs, withheld = split_docs(entry, folder)
+    turns = entry["question"]
+    first = [Message(role=m["role"], content=m.get("content") or "") for m in turns[0]]
+    return Case(
+        id=entry["id"], category=category, messages=first,
+        tools=[contract_from_doc(doc, category) for doc in docs],
+        executor="bfcl-multi-turn", harness_guidance=False,
+        max_rounds=(STEP_LIMIT + 2) * len(turns),
+        executor_config={
+            "involved_classes": entry["involved_classes"],
+            "initial_config": entry.get("initial_config", {}),
+            "long_context": "long_context" in category,
+            "later_turns": turns[1:],
+            "withheld_docs": withheld,
+        },
+        metadata={"bfcl": {"category": category_of(entry["id"]), "ground_truth": truth}},
+    )
