@@ -15,6 +15,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from callbench._hashing import sha256_of
 from callbench.errors import ConfigError
 from callbench.generate.dag_graph import RawGraph, add_connected, add_disconnected, build_core
@@ -65,6 +67,18 @@ def generate(params: DagParams) -> DagTask:
     if problems:  # a generator bug, never a user error
         raise AssertionError(f"generated task {task.id} is invalid: {'; '.join(problems)}")
     return task
+
+
+def make_params(**values: Any) -> DagParams:
+    """Build :class:`DagParams`, turning a validation failure into a one-line :class:`ConfigError`."""
+    try:
+        params = DagParams(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "parameters"
+        raise ConfigError(f"dag parameter {field}: {first['msg']}") from None
+    check_params(params)
+    return params
 
 
 def check_params(params: DagParams) -> None:

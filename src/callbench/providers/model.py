@@ -106,6 +106,8 @@ class Model:
         self.options = options or ModelOptions()
         self.cache = cache
         self.counters: Counter[str] = Counter()
+        self.salt = ""
+        """Separates cache entries of otherwise equal requests (set per trial by :meth:`with_salt`)."""
         self._sleep = sleep
         self._rng = rng or random.Random()
 
@@ -140,8 +142,15 @@ class Model:
         inner = self.provider.for_case(case)
         if inner is self.provider:
             return self
-        clone = Model(inner, self.settings, self.options, self.cache, sleep=self._sleep, rng=self._rng)
-        clone.counters = self.counters
+        return self._clone(inner, self.salt)
+
+    def with_salt(self, salt: str) -> Model:
+        """The same model whose cache entries are kept apart by ``salt`` (e.g. ``"trial-2"``)."""
+        return self if salt == self.salt else self._clone(self.provider, salt)
+
+    def _clone(self, provider: Provider, salt: str) -> Model:
+        clone = Model(provider, self.settings, self.options, self.cache, sleep=self._sleep, rng=self._rng)
+        clone.counters, clone.salt = self.counters, salt
         return clone
 
     async def aclose(self) -> None:
@@ -156,13 +165,13 @@ class Model:
         messages: list[Message],
         tools: list[ToolContract],
         settings: GenerationSettings | None = None,
-        salt: str = "",
+        salt: str | None = None,
     ) -> ModelTurn:
         """Answer from the cache, or ask the provider with retries.
 
         Args:
             settings: Generation settings (default: the ones given at construction).
-            salt: Separates cache entries of otherwise equal requests (e.g. repeated trials).
+            salt: Separates cache entries of otherwise equal requests (default: ``self.salt``).
 
         Raises:
             FatalProviderError: The endpoint refused the request; retrying cannot help.
@@ -173,7 +182,7 @@ class Model:
             return await self._timed(self.provider.generate(messages, tools, settings))
         key = None
         if self.cache is not None and settings.temperature == 0:
-            key = cache_key(self.provider.describe(), messages, tools, settings, salt)
+            key = cache_key(self.provider.describe(), messages, tools, settings, self.salt if salt is None else salt)
             hit = self.cache.get(key)
             if hit is not None:
                 self.counters["cache_hits"] += 1
@@ -269,3 +278,12 @@ def options_from_config(config: Any) -> ModelOptions:
 def limiter_of(model: Model) -> EndpointLimiter:
     """The limiter a model uses in the running loop (for tests and diagnostics)."""
     return limiter_for(model.connection_key(), model.options.limits)
+
+
+def build_model(model: str, config: object | None = None) -> Model:
+    """The model for a run: provider from the model string, wrapped with the run's options."""
+    settings = getattr(config, "settings", None) or GenerationSettings()
+    provider = make_provider(model)
+    if config is None:
+        return Model(provider, settings)
+    return Model.from_config(provider, config, settings)

@@ -54,6 +54,10 @@ class RecordTail:
 
     def read_new(self) -> list[dict[str, Any]]:
         """Records appended since the last call; a trailing partial line is left for later."""
+        return [rec for _end, rec in self.read_new_with_offsets()]
+
+    def read_new_with_offsets(self) -> list[tuple[int, dict[str, Any]]]:
+        """Like :meth:`read_new`, each record paired with the byte offset just past its line."""
         if not self.path.exists():
             return []
         with self.path.open("rb") as fh:
@@ -63,10 +67,12 @@ class RecordTail:
         if end < 0:
             return []
         out = []
-        for raw in chunk[: end + 1].splitlines():
+        position = self.offset
+        for raw in chunk[: end + 1].split(b"\n")[:-1]:
             self._line += 1
+            position += len(raw) + 1
             if raw.strip():
-                out.append(_parse_line(raw, self.path, self._line))
+                out.append((position, _parse_line(raw, self.path, self._line)))
         self.offset += end + 1
         return out
 

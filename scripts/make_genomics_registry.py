@@ -1,0 +1,31 @@
+"""Write the genomics tool contracts (one YAML file per tool) from the @tool declarations.
+
+    python scripts/make_genomics_registry.py          # rewrites src/callbench/domains/genomics/registry/
+
+The tests regenerate the contracts in memory and fail when a checked-in file differs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from callbench.domains.genomics.registry_io import contract_yaml
+from callbench.domains.genomics.bindings import SPECS
+
+OUT = Path(__file__).resolve().parent.parent / "src" / "callbench" / "domains" / "genomics" / "registry"
+
+
+def main() -> None:
+    """Regenerate every contract file."""
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    for spec in SPECS.values():
+        path = OUT / spec.category / f"{spec.name}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(contract_yaml(spec), encoding="utf-8")
+    print(f"wrote {len(SPECS)} contracts in {len({s.category for s in SPECS.values()})} categories")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""``callbench compare RUN_DIR...``: leaderboard and paired comparisons as Markdown or CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``compare`` command to ``app``."""
+    app.command("compare")(compare_cmd)
+
+
+def compare_cmd(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank and compare."),
+    fmt: str = typer.Option("md", "--format", "-f", help="md or csv."),
+    pairs: bool = typer.Option(True, "--pairs/--no-pairs", help="Add paired comparisons (bootstrap CI, McNemar p)."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout."),
+) -> None:
+    """Rank runs by strict accuracy per tier and harness mode (never pooled), with 95% intervals;
+    pairs of runs are compared on the cases both completed."""
+    from callbench.report.tables import render_compare
+
+    text = render_compare(run_dirs, fmt, pairs=pairs)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}")

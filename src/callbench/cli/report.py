@@ -1,0 +1,25 @@
+"""``callbench report RUN_DIR [RUN_DIR ...] -o report.html``: the self-contained dashboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``report`` command to ``app``."""
+    app.command("report")(report_cmd)
+
+
+def report_cmd(
+    run_dirs: list[Path] = typer.Argument(..., help="One or more run directories (several: leaderboard + paired comparisons)."),
+    output: Path = typer.Option(Path("report.html"), "-o", "--output", help="HTML file to write."),
+    title: str = typer.Option("callbench report", "--title", help="Page title."),
+) -> None:
+    """Write one HTML file that opens from disk with no network: figures with 95% intervals,
+    charts, a filterable case table with round-by-round traces, and comparisons between runs."""
+    from callbench.report.html import write_report
+
+    out = write_report(run_dirs, output, title)
+    typer.echo(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(run_dirs)} run(s))")

@@ -1,0 +1,1 @@
+"""Real implementations of the genomics tools, one module per category group."""

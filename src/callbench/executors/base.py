@@ -1,0 +1,54 @@
+"""The executor contract: a per-case session that turns a tool call into a result."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from callbench.suites.base import Suite
+    from callbench.suites.case import Case
+
+
+@dataclass
+class ToolOutcome:
+    """The result of executing one call."""
+
+    ok: bool
+    result: Any = None
+    error: str | None = None
+    content: str | None = None
+    """Exact text returned to the model; default: JSON of ``result`` (or the error)."""
+    annotations: dict[str, Any] = field(default_factory=dict)
+    """Executor facts recorded on the trace call (node kind, failure class, matched gold call...)."""
+
+    @classmethod
+    def failure(cls, message: str, **annotations: Any) -> ToolOutcome:
+        return cls(ok=False, error=message, annotations=dict(annotations))
+
+
+class ExecutorSession(ABC):
+    """Executes the calls of one case, in order. Fresh and isolated per case."""
+
+    @abstractmethod
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Execute one call. Must not raise for tool-level failures: return ``ToolOutcome.failure``."""
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The final state after the episode, for state-comparison diagnostics (``None``: stateless)."""
+        return None
+
+    def close(self) -> None:
+        """Release resources (temporary folders...)."""
+
+
+class Executor(ABC):
+    """A factory of per-case sessions."""
+
+    name: str = "executor"
+
+    @abstractmethod
+    def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
+        """Open a fresh session for ``case``; ``workdir`` is a per-case temporary folder."""

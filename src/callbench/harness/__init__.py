@@ -1,0 +1,1 @@
+"""The harness: round loop, harness modes, trace, observers and the concurrent engine."""

@@ -1,0 +1,60 @@
+"""``RunConfig``: every option of a run, as given on the CLI or to :func:`callbench.run`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from callbench.harness.modes import HarnessMode
+from callbench.messages import GenerationSettings
+
+DEFAULT_K = 24
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Options of one run. Frozen: recorded in ``run.json`` and compared on resume."""
+
+    suites: tuple[str, ...] = ("starter",)
+    model: str = "baseline"
+    tiers: tuple[str, ...] = ()
+    """Scorer names; empty = each suite's default scorers; ``("all",)`` = the three tiers."""
+    harness_mode: HarnessMode = "production-parity"
+    k: int | None = DEFAULT_K
+    """Top-k tool retrieval; ``None`` offers every tool."""
+    executor: str | None = None
+    """Override every suite's executor (e.g. ``contract``)."""
+    data: Path | None = None
+    registry: Path | None = None
+    suite_options: dict[str, Any] = field(default_factory=dict)
+    case_ids: tuple[str, ...] = ()
+    """Run only these cases (``id`` or ``suite:id``)."""
+    limit: int | None = None
+    trials: int = 1
+    out_dir: Path | None = None
+    runs_root: Path = Path("runs")
+    resume: bool = False
+    settings: GenerationSettings = field(default_factory=GenerationSettings)
+    # engine and provider limits
+    concurrency: int = 8
+    delay_s: float = 0.0
+    rpm: float | None = None
+    tpm: float | None = None
+    max_connections: int | None = None
+    max_retries: int = 6
+    max_retry_time_s: float = 300.0
+    request_timeout_s: float | None = None
+    cache: bool = True
+    cache_path: Path | None = None
+    price_table: Path | None = None
+
+    def recorded_options(self) -> dict[str, Any]:
+        """The engine options worth recording in ``run.json``."""
+        return {
+            "concurrency": self.concurrency, "delay_s": self.delay_s, "rpm": self.rpm, "tpm": self.tpm,
+            "max_connections": self.max_connections, "max_retries": self.max_retries,
+            "max_retry_time_s": self.max_retry_time_s, "request_timeout_s": self.request_timeout_s,
+            "cache": self.cache, "case_ids": list(self.case_ids), "limit": self.limit,
+            "suite_options": self.suite_options,
+        }

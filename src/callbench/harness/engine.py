@@ -1,0 +1,207 @@
+"""The engine: loads suites, runs cases concurrently (rounds within a case in order), scores,
+appends records as each case finishes, resumes, and writes the summary."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from callbench.catalog import catalog
+from callbench.errors import FatalProviderError, ProviderError
+from callbench.executors.base import Executor
+from callbench.harness.config import RunConfig
+from callbench.harness.loop import Episode, run_episode
+from callbench.harness.modes import ModePolicy
+from callbench.harness.observer import Observers
+from callbench.harness.rundir import Prepared, prepare_run
+from callbench.harness.trace import Trace
+from callbench.providers.model import Model
+from callbench.report.records import CaseRecord, ErrorInfo, RecordWriter, latest_records, read_records, write_summary
+from callbench.report.summary import build_summary
+from callbench.scoring.base import Verdict
+from callbench.suites.base import Suite
+from callbench.suites.case import Case
+from callbench.tools.retrieve import retrieval_recall, select_tools
+
+
+@dataclass
+class Job:
+    suite: Suite
+    case: Case
+    trial: int
+    scorers: dict[str, Any]
+    executor: Executor
+
+
+@dataclass
+class RunResult:
+    """What a finished run returns: its folder, header, summary and records."""
+
+    run_dir: Path
+    summary: dict[str, Any]
+    records: list[CaseRecord] = field(default_factory=list)
+
+
+async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = ()) -> RunResult:
+    """Run a benchmark; see :class:`RunConfig` for the options."""
+    prepared = prepare_run(config)
+    fan = Observers(observers)
+    jobs = _jobs(prepared, config)
+    fan.emit("on_run_start", prepared.header, len(jobs))
+    writer = RecordWriter(prepared.run_dir)
+    policy = ModePolicy(config.harness_mode)
+    try:
+        await _run_jobs(jobs, prepared.model, policy, config, writer, fan)
+    finally:
+        writer.close()
+        await prepared.model.aclose()
+        summary = finish_run(prepared, config)
+        fan.emit("on_run_end", summary)
+    return RunResult(prepared.run_dir, summary, latest_records(read_records(prepared.run_dir)))
+
+
+def finish_run(prepared: Prepared, config: RunConfig) -> dict[str, Any]:
+    records = latest_records(read_records(prepared.run_dir))
+    scorers = {name: s for job_scorers in prepared.scorers.values() for name, s in job_scorers.items()}
+    summary = build_summary(prepared.header, records, scorers)
+    write_summary(prepared.run_dir, summary)
+    return summary
+
+
+def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
+    wanted = set(config.case_ids)
+    jobs = []
+    for suite in prepared.suites:
+        cases = [c for c in suite.cases if not wanted or c.id in wanted or c.key in wanted]
+        if config.limit is not None:
+            cases = cases[: config.limit]
+        for case in cases:
+            executor = prepared.executor_for(suite, case, config.executor)
+            for trial in range(1, config.trials + 1):
+                if (case.key, trial) not in prepared.done:
+                    jobs.append(Job(suite, case, trial, prepared.scorers[suite.name], executor))
+    return jobs
+
+
+async def _run_jobs(jobs: list[Job], model: Model, policy: ModePolicy, config: RunConfig,
+                    writer: RecordWriter, fan: Observers) -> None:
+    semaphore = asyncio.Semaphore(max(1, config.concurrency))
+    pacing = _Pacer(config.delay_s)
+
+    async def one(job: Job) -> None:
+        async with semaphore:
+            await pacing.wait()
+            record = await run_job(job, model, policy, config, fan)
+            writer.write(record)
+            fan.emit("on_case_end", record)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for job in jobs:
+                group.create_task(one(job))
+    except* FatalProviderError as eg:
+        raise eg.exceptions[0] from None
+
+
+class _Pacer:
+    """Spaces case starts by at least ``delay_s`` (for endpoints that must not be hammered)."""
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+        self.next_start = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if self.delay_s <= 0:
+            return
+        async with self.lock:
+            now = time.monotonic()
+            if now < self.next_start:
+                await asyncio.sleep(self.next_start - now)
+            self.next_start = time.monotonic() + self.delay_s
+
+
+async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig, fan: Observers) -> CaseRecord:
+    """Run, score and package one (case, trial). Infrastructure failures become error records."""
+    case, suite = job.case, job.suite
+    started, clock = time.time(), time.perf_counter()
+    offered = select_tools(case.prompt_text(), suite.candidate_tools(case), config.k)
+    names = [t.name for t in offered]
+    registry = suite.registry_for(case)
+    recall = retrieval_recall(case.expected_tools(), set(names), {n: registry.equivalents(n) for n in registry.names()}
+                              if case.expected else {})
+    fan.emit("on_case_start", case, job.trial, names)
+    record = CaseRecord(
+        key=case.key, suite=suite.name, case_id=case.id, category=case.category, trial=job.trial,
+        instruction=case.prompt_text(), prompt_sha256=case.prompt_sha256(), offered_tools=names,
+        expected_tools=case.expected_tools(), retrieval_recall=recall, harness_mode=policy.mode,
+        harness_assistance=policy.assistance(), template=case.template, started_at=started,
+    )
+    episode = Episode(case, offered, policy, suite.system_prompt)
+    error = await _play(job, episode, model, config, fan)
+    record.trace = episode.trace
+    if error is None:
+        record.verdicts, error = await score_case(job.scorers, case, episode.trace)
+    if error is not None:
+        record.status, record.error = "error", error
+    record.duration_ms = (time.perf_counter() - clock) * 1000
+    return record
+
+
+async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan: Observers) -> ErrorInfo | None:
+    case = job.case
+    with tempfile.TemporaryDirectory(prefix="callbench-case-") as workdir:
+        session = job.executor.start(case, Path(workdir), job.suite)
+        try:
+            bound = model.for_case(case)
+            await asyncio.wait_for(run_episode(episode, bound, session, config.settings, fan), case.timeout_s)
+        except TimeoutError:
+            episode.trace.stop_reason = "timeout"
+        except FatalProviderError:
+            raise
+        except ProviderError as exc:
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=type(exc).__name__, message=str(exc))
+        except Exception as exc:  # noqa: BLE001 - one broken case must not end the run
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))
+        finally:
+            episode.trace.final_state = _snapshot(session)
+            session.close()
+    return None
+
+
+def _snapshot(session: Any) -> dict[str, Any] | None:
+    try:
+        return session.snapshot()
+    except Exception:  # noqa: BLE001 - a diagnostic must not lose the record
+        return None
+
+
+async def score_case(scorers: dict[str, Any], case: Case, trace: Trace) -> tuple[dict[str, Verdict], ErrorInfo | None]:
+    """Apply every scorer; a crashing scorer makes an error record (a bug), never a model failure."""
+    verdicts: dict[str, Verdict] = {}
+    for name, scorer in scorers.items():
+        try:
+            ascore = getattr(scorer, "ascore", None)
+            verdicts[name] = await ascore(case, trace) if ascore else scorer.score(case, trace)
+        except ProviderError as exc:
+            return verdicts, ErrorInfo(type=f"scorer:{type(exc).__name__}", message=str(exc))
+        except Exception as exc:  # noqa: BLE001
+            return verdicts, ErrorInfo(type=f"scorer_error:{type(exc).__name__}", message=f"{name}: {exc}")
+    return verdicts, None
+
+
+def executor_instance(target: Any) -> Executor:
+    """A catalog executor entry may be a class or a factory; call it without arguments."""
+    return target() if callable(target) and not isinstance(target, Executor) else target
+
+
+def resolve_executor(name_or_instance: str | Executor) -> Executor:
+    if isinstance(name_or_instance, Executor):
+        return name_or_instance
+    return executor_instance(catalog().executors.get(name_or_instance))

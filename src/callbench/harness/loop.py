@@ -1,0 +1,159 @@
+"""The round loop: one case's episode against a model and an executor session."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from callbench.executors.base import ExecutorSession, ToolOutcome
+from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy
+from callbench.harness.observer import Observers
+from callbench.harness.trace import RoundInfo, Trace, TraceCall
+from callbench.harness.validate import check_call
+from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
+from callbench.suites.case import Case
+from callbench.tools.contract import ToolContract
+
+
+class ModelLike:
+    """Anything with ``async generate(messages, tools, settings) -> ModelTurn`` (a Model or Provider)."""
+
+    async def generate(self, messages: list[Message], tools: list[ToolContract],
+                       settings: GenerationSettings) -> ModelTurn:  # pragma: no cover - protocol
+        raise NotImplementedError
+
+
+@dataclass
+class Episode:
+    """Mutable state of one running case; the trace survives a timeout or a provider error."""
+
+    case: Case
+    offered: list[ToolContract]
+    policy: ModePolicy
+    system_prompt: str
+    trace: Trace = field(default_factory=Trace)
+    messages: list[Message] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.offered_by_name = {t.name: t for t in self.offered}
+        self.call_only_tools = {tool for s in self.case.expected if s.call_only for tool in s.tools}
+        self.expected = self.case.expected_tools()
+        system = self.case.system if self.case.system is not None else self.system_prompt
+        self.messages = ([Message.system(system)] if system else []) + self.case.start_messages()
+
+
+async def run_episode(episode: Episode, model: Any, session: ExecutorSession, settings: GenerationSettings,
+                      observers: Observers | None = None) -> Trace:
+    """Run rounds until the model answers without calls, or a budget is spent. Returns the trace.
+
+    Provider errors propagate (the engine turns them into error records); the partial trace
+    stays on ``episode.trace``.
+    """
+    case, trace = episode.case, episode.trace
+    budget = episode.policy.round_budget(len(episode.expected), case.max_rounds)
+    observers = observers or Observers()
+    for round_index in range(1, budget + 1):
+        info = RoundInfo(index=round_index, started_at=time.time())
+        trace.rounds.append(info)
+        turn = await model.generate(episode.messages, episode.offered, settings)
+        _record_turn(trace, info, turn)
+        episode.messages.append(Message.assistant(turn))
+        new_calls = [_execute(episode, session, call, round_index) for call in turn.tool_calls]
+        observers.emit("on_round", case, info, new_calls)
+        if _call_cap_reached(episode):
+            trace.stop_reason = "max_calls"
+            return trace
+        if not turn.tool_calls:
+            if _nudge(episode, info, round_index < budget):
+                continue
+            trace.stop_reason = "answer"
+            return trace
+    trace.stop_reason = "max_rounds"
+    return trace
+
+
+def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
+    info.text = turn.text
+    info.call_ids = [c.id for c in turn.tool_calls]
+    info.usage = turn.usage
+    info.latency_ms = turn.latency_ms
+    info.cached = turn.cached
+    info.model = turn.model
+    info.finish_reason = turn.finish_reason
+    if turn.usage:
+        trace.usage = trace.usage + turn.usage
+    trace.final_text = turn.text
+
+
+def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int) -> TraceCall:
+    trace = episode.trace
+    record = TraceCall(index=len(trace.calls), call_id=call.id, round=round_index, tool=call.name,
+                       arguments_raw=call.arguments_raw, arguments=call.arguments, parse_error=call.parse_error)
+    trace.calls.append(record)
+    check_call(record, episode.offered_by_name)
+    cap = episode.case.max_calls
+    if cap is not None and record.index >= cap:
+        outcome = ToolOutcome.failure("Call limit reached; this call was not executed.")
+        record.execution = "not_executed"
+    elif not record.schema_valid:
+        # The call is not executed; the model hears why so it can correct itself.
+        outcome = ToolOutcome.failure("Invalid call: " + "; ".join(record.schema_errors))
+        record.execution = "rejected"
+    elif record.tool in episode.call_only_tools:
+        outcome = ToolOutcome(ok=True, result={"call_only": True, "executed": False})
+        record.execution = "skipped"
+    else:
+        started = time.perf_counter()
+        outcome = session.call(record.tool, record.arguments or {})
+        record.duration_ms = (time.perf_counter() - started) * 1000
+        record.execution = "ok" if outcome.ok else "error"
+    record.result = outcome.result
+    record.error = outcome.error
+    record.annotations = outcome.annotations
+    episode.messages.append(Message.tool(call, _content(episode, outcome)))
+    return record
+
+
+def _content(episode: Episode, outcome: ToolOutcome) -> str:
+    if outcome.content is not None:
+        text = outcome.content
+    elif outcome.ok:
+        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
+    else:
+        text = json.dumps({"error": outcome.error}, ensure_ascii=False)
+    if episode.policy.appends_guidance and episode.case.harness_guidance:
+        text = f"{text}\n{CONTINUATION_GUIDANCE}"
+    return text
+
+
+def _call_cap_reached(episode: Episode) -> bool:
+    cap = episode.case.max_calls
+    return cap is not None and len(episode.trace.calls) >= cap
+
+
+def _nudge(episode: Episode, info: RoundInfo, rounds_left: bool) -> bool:
+    """Oracle-assisted only: remind the model how many expected steps remain. True if nudged."""
+    if not (episode.policy.discloses_step_count and rounds_left):
+        return False
+    total = len(episode.expected)
+    done = covered_count(episode.expected, [c.tool for c in episode.trace.calls])
+    if done >= total:
+        return False
+    text = ORACLE_NUDGE.format(done=done, total=total, missing=total - done)
+    info.nudge = text
+    episode.messages.append(Message.user(text))
+    return True
+
+
+def covered_count(expected: list[list[str]], called: list[str]) -> int:
+    """Expected call instances covered by distinct calls, by tool name (order ignored)."""
+    remaining = list(called)
+    done = 0
+    for alternatives in expected:
+        hit = next((name for name in remaining if name in alternatives), None)
+        if hit is not None:
+            remaining.remove(hit)
+            done += 1
+    return done

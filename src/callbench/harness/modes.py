@@ -1,0 +1,57 @@
+"""Harness modes: production-parity (default) and oracle-assisted. Never pooled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from callbench._hashing import sha256_of
+
+HarnessMode = Literal["production-parity", "oracle-assisted"]
+HARNESS_MODES: tuple[HarnessMode, ...] = ("production-parity", "oracle-assisted")
+
+PRODUCTION_ROUND_BUDGET = 10
+ORACLE_EXTRA_ROUNDS = 4
+
+CONTINUATION_GUIDANCE = (
+    "These steps are done. Calling one of them again with the same parameters will be rejected. "
+    "If the request has remaining steps, emit the next tool call(s); otherwise reply with the final answer."
+)
+
+ORACLE_NUDGE = (
+    "You have completed {done} of {total} requested steps; {missing} are still missing. "
+    "Emit the next tool call now instead of answering."
+)
+
+
+@dataclass(frozen=True)
+class ModePolicy:
+    """What a harness mode does; recorded in every record as ``harness_assistance``."""
+
+    mode: HarnessMode
+
+    def round_budget(self, expected_calls: int, case_override: int | None) -> int:
+        if case_override is not None:
+            return case_override
+        if self.mode == "oracle-assisted":
+            return max(1, expected_calls + ORACLE_EXTRA_ROUNDS)
+        return PRODUCTION_ROUND_BUDGET
+
+    @property
+    def discloses_step_count(self) -> bool:
+        return self.mode == "oracle-assisted"
+
+    @property
+    def appends_guidance(self) -> bool:
+        return self.mode == "production-parity"
+
+    def assistance(self) -> dict[str, Any]:
+        return {
+            "step_count_disclosed": self.discloses_step_count,
+            "round_budget": "expected_steps + 4" if self.mode == "oracle-assisted" else PRODUCTION_ROUND_BUDGET,
+        }
+
+
+def prompt_template_hash(system_prompt: str) -> str:
+    """Hash of every fixed text the harness adds: system prompt, guidance and nudge templates."""
+    return sha256_of({"system": system_prompt, "guidance": CONTINUATION_GUIDANCE, "nudge": ORACLE_NUDGE})

@@ -1,0 +1,34 @@
+"""Run observers: progress displays, live watchers and tests subscribe to engine events."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from callbench.harness.trace import RoundInfo, TraceCall
+    from callbench.report.records import CaseRecord, RunHeader
+    from callbench.suites.case import Case
+
+
+@runtime_checkable
+class RunObserver(Protocol):
+    """Receives engine events. Every method is optional; implement what you need."""
+
+    def on_run_start(self, header: RunHeader, total: int) -> None: ...
+    def on_case_start(self, case: Case, trial: int, offered: list[str]) -> None: ...
+    def on_round(self, case: Case, round_info: RoundInfo, calls: list[TraceCall]) -> None: ...
+    def on_case_end(self, record: CaseRecord) -> None: ...
+    def on_run_end(self, summary: dict[str, Any]) -> None: ...
+
+
+class Observers:
+    """Fan-out to several observers; an observer missing a method is skipped for that event."""
+
+    def __init__(self, observers: list[Any] | tuple[Any, ...] = ()) -> None:
+        self.observers = list(observers)
+
+    def emit(self, event: str, *args: Any) -> None:
+        for observer in self.observers:
+            method = getattr(observer, event, None)
+            if method is not None:
+                method(*args)

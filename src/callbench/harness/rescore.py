@@ -1,0 +1,65 @@
+"""Offline re-scoring of a stored run: traces are the evidence, no model is called."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from callbench.errors import UserError
+from callbench.harness.engine import score_case
+from callbench.harness.rundir import build_scorers
+from callbench.report.records import RECORDS_FILE, CaseRecord, read_header, read_records, write_summary
+from callbench.report.summary import build_summary
+from callbench.suites.resolve import load_suite
+
+
+def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None = None) -> dict[str, Any]:
+    """Re-apply scorers to every completed record; updates ``records.jsonl`` and ``summary.json``.
+
+    Records whose instruction changed since the run (prompt hash mismatch) are refused: that output
+    answers another question, so the model must be re-run instead.
+    """
+    header = read_header(run_dir)
+    records = read_records(run_dir)
+    suites = {}
+    for info in header.suites:
+        suite = load_suite(info.spec, data=data or info.data)
+        suites[info.name] = (suite, {c.key: c for c in suite.cases}, build_scorers(suite, tiers))
+    updated = [_rescore_record(r, suites) for r in records]
+    _rewrite(run_dir, updated)
+    scorers = {name: s for _, _, table in suites.values() for name, s in table.items()}
+    from callbench.report.records import latest_records
+
+    summary = build_summary(header, latest_records(updated), scorers)
+    write_summary(run_dir, summary)
+    return summary
+
+
+def _rescore_record(record: CaseRecord, suites: dict[str, Any]) -> CaseRecord:
+    if record.status != "completed":
+        return record
+    if record.suite not in suites:
+        raise UserError(f"record {record.key}: suite {record.suite!r} is not in run.json")
+    suite, cases, scorers = suites[record.suite]
+    case = cases.get(record.key)
+    if case is None:
+        raise UserError(f"record {record.key}: case no longer exists in suite {record.suite!r}")
+    if case.prompt_sha256() != record.prompt_sha256:
+        raise UserError(f"record {record.key}: the instruction changed since the run; re-run the model "
+                        "instead of re-scoring stale output")
+    verdicts, error = asyncio.run(score_case(scorers, case, record.trace))
+    if error is not None:
+        raise UserError(f"record {record.key}: scorer failed: {error.message}")
+    record.verdicts.update(verdicts)
+    return record
+
+
+def _rewrite(run_dir: Path, records: list[CaseRecord]) -> None:
+    path = run_dir / RECORDS_FILE
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(record.model_dump_json() + "\n")
+    os.replace(tmp, path)

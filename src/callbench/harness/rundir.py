@@ -1,0 +1,117 @@
+"""Preparing a run folder: suites, scorers, model, header; resume checks."""
+
+from __future__ import annotations
+
+import platform
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from callbench import __version__
+from callbench.catalog import catalog
+from callbench.errors import ConfigError, UserError
+from callbench.executors.base import Executor
+from callbench.harness.config import RunConfig
+from callbench.harness.modes import HARNESS_MODES, ModePolicy, prompt_template_hash
+from callbench.providers.model import Model, build_model
+from callbench.report.records import RUN_FILE, RunHeader, SuiteInfo, read_header, read_records, write_header
+from callbench.suites.base import DEFAULT_TIERS, Suite
+from callbench.suites.case import Case
+from callbench.suites.resolve import load_suite
+
+
+@dataclass
+class Prepared:
+    run_dir: Path
+    header: RunHeader
+    suites: list[Suite]
+    scorers: dict[str, dict[str, Any]]
+    model: Model
+    done: set[tuple[str, int]] = field(default_factory=set)
+    executors: dict[str, Executor] = field(default_factory=dict)
+
+    def executor_for(self, suite: Suite, case: Case, override: str | None) -> Executor:
+        from callbench.harness.engine import resolve_executor
+
+        target = override or suite.executor_name(case)
+        key = target if isinstance(target, str) else f"{suite.name}:{id(target)}"
+        if key not in self.executors:
+            self.executors[key] = resolve_executor(target)
+        return self.executors[key]
+
+
+def load_suites(config: RunConfig) -> list[Suite]:
+    suites = [load_suite(spec, data=config.data, registry=config.registry, **config.suite_options)
+              for spec in config.suites]
+    names = [s.name for s in suites]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"the same suite appears twice in one run: {names}")
+    return suites
+
+
+def build_scorers(suite: Suite, tiers: tuple[str, ...]) -> dict[str, Any]:
+    names = list(tiers) or list(suite.scorers)
+    if names == ["all"]:
+        names = list(DEFAULT_TIERS)
+    return {name: catalog().scorers.get(name)(suite) for name in names}
+
+
+def prepare_run(config: RunConfig) -> Prepared:
+    if config.harness_mode not in HARNESS_MODES:
+        raise ConfigError(f"unknown harness mode {config.harness_mode!r} (one of {', '.join(HARNESS_MODES)})")
+    if config.trials < 1:
+        raise ConfigError("--trials must be at least 1")
+    suites = load_suites(config)
+    scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
+    model = build_model(config.model, config)
+    header = _header(config, suites, scorers, model)
+    run_dir = config.out_dir or config.runs_root / _run_id(header)
+    done: set[tuple[str, int]] = set()
+    if config.resume:
+        done = _check_resume(run_dir, header)
+    elif (run_dir / RUN_FILE).exists():
+        raise UserError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --out")
+    header.run_id = run_dir.name
+    write_header(run_dir, header)
+    return Prepared(run_dir, header, suites, scorers, model, done)
+
+
+def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]], model: Model) -> RunHeader:
+    policy = ModePolicy(config.harness_mode)
+    return RunHeader(
+        run_id="", created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        callbench_version=__version__, python_version=platform.python_version(), model=config.model,
+        provider=model.provider.describe(), settings=config.settings.model_dump(),
+        harness_mode=config.harness_mode, harness_assistance=policy.assistance(),
+        suites=[SuiteInfo(name=s.name, spec=spec, hash=s.hash, registry_hash=s.registry.hash,
+                          prompt_template_hash=prompt_template_hash(s.system_prompt), n_cases=len(s.cases),
+                          source=s.source, data=str(config.data) if config.data else None)
+                for spec, s in zip(config.suites, suites)],
+        scorers={name: list(table) for name, table in scorers.items()}, executor=config.executor,
+        retrieval_k=config.k, trials=config.trials, options=config.recorded_options(),
+    )
+
+
+def _run_id(header: RunHeader) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{header.model}-{'+'.join(s.name for s in header.suites)}").strip("-")
+    return f"{stamp}-{slug[:60]}"
+
+
+def _check_resume(run_dir: Path, header: RunHeader) -> set[tuple[str, int]]:
+    """Completed (key, trial) pairs of an existing run; refuses when the run's identity changed."""
+    if not (run_dir / RUN_FILE).exists():
+        return set()
+    old = read_header(run_dir)
+    for field_name in ("model", "harness_mode"):
+        if getattr(old, field_name) != getattr(header, field_name):
+            raise UserError(f"{run_dir}: cannot resume: {field_name} was {getattr(old, field_name)!r}, "
+                            f"now {getattr(header, field_name)!r}")
+    old_hashes = {s.name: (s.hash, s.registry_hash) for s in old.suites}
+    for suite in header.suites:
+        if suite.name in old_hashes and old_hashes[suite.name] != (suite.hash, suite.registry_hash):
+            raise UserError(f"{run_dir}: cannot resume: suite {suite.name!r} or its tool registry changed "
+                            "since the run started; start a new run")
+    return {r.record_id for r in read_records(run_dir) if r.status == "completed"}

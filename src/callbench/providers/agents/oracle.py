@@ -1,0 +1,114 @@
+"""The ``oracle`` agent: plays each case's gold path, taking ``$ref`` values from real results.
+
+It must pass every built-in suite in every tier; a failure of the oracle is a bug in a case, a
+tool or a scorer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from callbench.errors import ConfigError
+from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
+from callbench.providers.agents.realize import parse_tool_content, realize, ref_lookup
+from callbench.providers.base import Provider
+from callbench.suites.case import Case, ExpectedStep
+from callbench.tools.contract import ToolContract
+
+
+@dataclass
+class PlannedCall:
+    """One call the agent intends to make."""
+
+    step: ExpectedStep | None
+    tool: str
+    arguments: dict[str, Any]
+    """DSL arguments; realised against real results just before sending."""
+    literal: bool = False
+    """True when ``arguments`` are already concrete (inserted by a mutation)."""
+
+
+def gold_plan(case: Case) -> list[list[PlannedCall]]:
+    """The gold path as model turns: one call per turn unless steps share a ``turn`` number."""
+    turns: list[list[PlannedCall]] = []
+    last_turn: int | None = None
+    for step in case.expected:
+        for _ in range(step.times):
+            call = PlannedCall(step, step.tools[0], step.arguments)
+            if step.turn is not None and step.turn == last_turn and turns:
+                turns[-1].append(call)
+            else:
+                turns.append([call])
+            last_turn = step.turn
+    return turns
+
+
+def answer_text(case: Case) -> str:
+    spec = case.expected_answer
+    parts = ["Done."]
+    if spec:
+        parts += spec.contains
+    return " ".join(parts)
+
+
+class OracleAgent(Provider):
+    """Catalog entry ``oracle``; binds to each case through :meth:`for_case`."""
+
+    name = "oracle"
+    model = "oracle"
+    needs_network = False
+
+    async def generate(self, messages: list[Message], tools: list[ToolContract],
+                       settings: GenerationSettings) -> ModelTurn:
+        raise ConfigError("the oracle agent plays a case's gold path and must be bound with for_case()")
+
+    def for_case(self, case: Case) -> Provider:
+        return PlanPlayer(case, gold_plan(case), answer_text(case), label="oracle")
+
+
+@dataclass
+class PlanPlayer(Provider):
+    """Plays a fixed plan of turns, then answers with text."""
+
+    case: Case
+    plan: list[list[PlannedCall]]
+    final_text: str
+    label: str = "oracle"
+    prose: str | None = None
+    """If set, the agent writes this text instead of any call (the 'call in prose' behaviour)."""
+    step_calls: dict[str, str] = field(default_factory=dict)
+    position: int = 0
+    counter: int = 0
+    name: str = "oracle"
+    needs_network: bool = False
+
+    async def generate(self, messages: list[Message], tools: list[ToolContract],
+                       settings: GenerationSettings) -> ModelTurn:
+        if self.prose is not None:
+            return ModelTurn(text=self.prose, model=self.label, finish_reason="stop")
+        if self.position >= len(self.plan):
+            return ModelTurn(text=self.final_text, model=self.label, finish_reason="stop")
+        results = {m.tool_call_id: parse_tool_content(m.content) for m in messages if m.role == "tool"}
+        schemas = {t.name: t.parameters for t in tools}
+        lookup = ref_lookup(self.step_calls, results)
+        calls = [self._call(p, lookup, schemas) for p in self.plan[self.position]]
+        self.position += 1
+        return ModelTurn(tool_calls=calls, model=self.label, finish_reason="tool_calls")
+
+    def _call(self, planned: PlannedCall, lookup: Any, schemas: dict[str, dict[str, Any]]) -> ToolCall:
+        import json
+
+        self.counter += 1
+        call_id = f"call_{self.counter}"
+        args = planned.arguments if planned.literal else realize(planned.arguments, lookup, schemas.get(planned.tool))
+        if planned.step is not None:
+            self.step_calls.setdefault(planned.step.id, call_id)
+        return ToolCall(id=call_id, name=planned.tool, arguments_raw=json.dumps(args), arguments=args)
+
+
+def make_provider(spec: str) -> Provider:
+    """Catalog factory: ``oracle`` takes no options."""
+    if spec:
+        raise ConfigError(f"the oracle agent takes no options (got {spec!r})")
+    return OracleAgent()

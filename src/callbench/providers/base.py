@@ -1,0 +1,47 @@
+"""The provider contract: one async ``generate(messages, tools, settings) -> ModelTurn``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any
+
+from callbench.messages import GenerationSettings, Message, ModelTurn
+from callbench.tools.contract import ToolContract
+
+if TYPE_CHECKING:
+    from callbench.suites.case import Case
+
+
+class Provider(ABC):
+    """A model (or built-in agent) that answers a conversation with text and/or tool calls.
+
+    Real model providers translate to and from their wire protocol and raise ``ProviderError``
+    subclasses for infrastructure failures. Retries, rate limits and caching live in
+    :class:`callbench.providers.model.Model`, not here.
+    """
+
+    name: str = "provider"
+    model: str = ""
+    needs_network: bool = True
+    """False for built-in agents: they are never cached or rate limited."""
+
+    @abstractmethod
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        """Answer the conversation. Malformed model output is returned, not raised."""
+
+    def for_case(self, case: Case) -> Provider:
+        """A provider for one case. Built-in agents that play a gold path override this."""
+        return self
+
+    def connection_key(self) -> str:
+        """Requests sharing a key share connection and rate limits (default: one per provider)."""
+        return self.name
+
+    def describe(self) -> dict[str, Any]:
+        """What to record in ``run.json`` (never secrets)."""
+        return {"provider": self.name, "model": self.model}
+
+    async def aclose(self) -> None:
+        """Release network clients."""

@@ -1,0 +1,1 @@
+"""Records, summaries and reports."""

@@ -1,0 +1,202 @@
+"""Live dashboard: ``callbench view RUN_DIR`` serves the report on 127.0.0.1 and follows the run.
+
+Two halves:
+
+* :class:`LiveStateWriter`, a run observer, keeps ``RUN_DIR/live.json`` current: the cases in
+  flight and the badges of their rounds so far (records.jsonl only holds finished cases).
+* :class:`LiveServer` (stdlib ``http.server``) serves the dashboard page and ``/api/update``, which
+  returns the records appended since the client's byte offset, fresh statistics and live.json.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from callbench.errors import UserError
+from callbench.report.html import build_payload, render_html, slim_record
+from callbench.report.progress import _dump
+from callbench.report.rundata import LIVE_FILE, RECORDS_FILE, RecordTail, RunData, read_json, read_run
+from callbench.report.stats import statistics_summary
+
+WRITE_INTERVAL_S = 0.25
+
+
+class LiveStateWriter:
+    """Run observer that mirrors the cases in flight into ``live.json`` (atomic, throttled writes)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = Path(run_dir) / LIVE_FILE
+        self.state: dict[str, Any] = {"total": 0, "done": 0, "current": [], "finished": False}
+        self._current: dict[str, dict[str, Any]] = {}
+        self._last_write = 0.0
+
+    def on_run_start(self, header: Any, total: int) -> None:
+        self.state.update(total=total, done=0, finished=False, run_id=getattr(header, "run_id", None))
+        self._write(force=True)
+
+    def on_case_start(self, case: Any, trial: int, offered: list[str]) -> None:
+        key = f"{getattr(case, 'suite', '')}:{getattr(case, 'id', '')}"
+        self._current[f"{key}#{trial}"] = {"key": key, "trial": trial, "offered": list(offered), "rounds": [], "started_at": time.time()}
+        self._write()
+
+    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
+        key = f"{getattr(case, 'suite', '')}:{getattr(case, 'id', '')}"
+        # on_round carries no trial number: attach to the latest started trial of the case.
+        entries = [e for e in self._current.values() if e["key"] == key]
+        if not entries:
+            return
+        info = _dump(round_info)
+        badges = [{"tool": c.get("tool"), "ok": c.get("execution") in ("ok", "skipped", "not_executed") and bool(c.get("schema_valid"))}
+                  for c in map(_dump, calls)]
+        entries[-1]["rounds"].append({"index": info.get("index"), "calls": badges})
+        self._write()
+
+    def on_case_end(self, record: Any) -> None:
+        rec = _dump(record)
+        self._current.pop(f"{rec.get('key')}#{rec.get('trial')}", None)
+        self.state["done"] += 1
+        self._write()
+
+    def on_run_end(self, summary: dict[str, Any]) -> None:
+        self._current.clear()
+        self.state["finished"] = True
+        self._write(force=True)
+
+    def _write(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_write < WRITE_INTERVAL_S:
+            return
+        self._last_write = now
+        self.state["current"] = list(self._current.values())
+        self.state["updated_at"] = time.time()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.state, default=str), encoding="utf-8")
+        os.replace(tmp, self.path)  # readers never see a half-written file
+
+
+class RunFollower:
+    """Server-side view of a growing run: all records so far, with the byte offset of each."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.tail = RecordTail(run_dir / RECORDS_FILE)
+        self.records: list[dict[str, Any]] = []
+        self.ends: list[int] = []
+        self._stats: tuple[int, dict[str, Any]] | None = None
+        self.lock = threading.Lock()
+
+    def refresh(self) -> None:
+        with self.lock:
+            for end, rec in self.tail.read_new_with_offsets():
+                self.ends.append(end)
+                self.records.append(rec)
+
+    def since(self, offset: int) -> list[dict[str, Any]]:
+        """Records whose line ends after byte ``offset`` (the client has the ones before)."""
+        with self.lock:
+            start = bisect.bisect_right(self.ends, offset)
+            return [slim_record(r) for r in self.records[start:]]
+
+    def statistics(self) -> dict[str, Any]:
+        with self.lock:
+            if self._stats is None or self._stats[0] != len(self.records):
+                self._stats = (len(self.records), statistics_summary(self.records))
+            return self._stats[1]
+
+    def live_state(self) -> dict[str, Any] | None:
+        try:
+            return read_json(self.run_dir / LIVE_FILE, required=False)
+        except UserError:
+            return None  # caught mid-replace on some filesystems; the next poll reads it
+
+
+def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
+    """Body of ``/api/update``: new records after ``offset``, statistics, live state."""
+    follower.refresh()
+    return {
+        "records": follower.since(offset),
+        "offset": follower.tail.offset,
+        "statistics": follower.statistics(),
+        "live": follower.live_state(),
+    }
+
+
+def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+            url = urlsplit(self.path)
+            if url.path in ("/", "/index.html"):
+                follower.refresh()
+                run = read_run(follower.run_dir, allow_partial=True)
+                page = RunData(path=run.path, header=run.header, records=[], summary=None, offset=0)
+                payload = build_payload([page], live=True)
+                self._send(HTTPStatus.OK, "text/html; charset=utf-8", render_html(payload, title).encode())
+            elif url.path == "/api/update":
+                offset = _int(parse_qs(url.query).get("offset", ["0"])[0])
+                body = json.dumps(update_payload(follower, offset), default=str).encode()
+                self._send(HTTPStatus.OK, "application/json", body)
+            else:
+                self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
+
+        def _send(self, status: HTTPStatus, ctype: str, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass  # keep the terminal for the run's own output
+
+    return Handler
+
+
+def _int(text: str) -> int:
+    try:
+        return max(0, int(text))
+    except ValueError:
+        return 0
+
+
+class LiveServer:
+    """The dashboard server for one run directory, bound to 127.0.0.1 only."""
+
+    def __init__(self, run_dir: str | Path, port: int = 8765, title: str | None = None) -> None:
+        path = Path(run_dir)
+        if not path.is_dir():
+            raise UserError(f"{path}: no such run directory")
+        self.follower = RunFollower(path)
+        try:
+            self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self.follower, title or f"callbench · {path.name}"))
+        except OSError as exc:
+            raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (try --port 0)") from None
+        self.httpd.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever(poll_interval=0.2)
+
+    def start_background(self) -> threading.Thread:
+        """Serve from a daemon thread (tests, embedding); stop with :meth:`close`."""
+        thread = threading.Thread(target=self.serve_forever, daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

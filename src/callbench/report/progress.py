@@ -1,0 +1,234 @@
+"""Run observers: a rich progress bar, a plain log for CI, and the ``--watch`` round printer.
+
+The engine calls observers through :class:`callbench.harness.observer.Observers`; the CLI builds
+them with :func:`make_observers`. Model output is printed as plain text (never as console markup).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from callbench.errors import ConfigError
+
+ProgressMode = Literal["rich", "plain", "quiet"]
+
+
+@dataclass(frozen=True)
+class ProgressConfig:
+    """How a run reports progress.
+
+    Attributes:
+        progress: ``rich`` bar (falls back to ``plain`` when the output is not a terminal),
+            ``plain`` log lines, or ``quiet``.
+        watch: Print every round of every case as it happens (``--watch``).
+        run_dir: When set, ``live.json`` in it is kept current for ``callbench view``.
+        stream: Output stream (stderr by default, so stdout stays machine-readable).
+    """
+
+    progress: ProgressMode = "rich"
+    watch: bool = False
+    run_dir: Path | None = None
+    stream: IO[str] | None = None
+
+
+def _dump(obj: Any) -> dict[str, Any]:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    return dict(obj) if isinstance(obj, Mapping) else dict(vars(obj))
+
+
+@dataclass
+class RunTally:
+    """Running figures of a run: cases done, strict passes per tier, errors, request rate."""
+
+    total: int = 0
+    done: int = 0
+    errors: int = 0
+    requests: int = 0
+    passes: dict[str, int] = field(default_factory=dict)
+    scored: dict[str, int] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+
+    def add_record(self, record: Mapping[str, Any]) -> None:
+        self.done += 1
+        if record.get("status") == "error":
+            self.errors += 1
+            return
+        for tier, verdict in (record.get("verdicts") or {}).items():
+            self.scored[tier] = self.scored.get(tier, 0) + 1
+            self.passes[tier] = self.passes.get(tier, 0) + bool(verdict.get("passed"))
+
+    def pass_rates(self) -> str:
+        """``tier 71.4%`` per tier seen so far (strict pass flag, completed cases only)."""
+        parts = [f"{_short(t)} {100 * self.passes[t] / n:.1f}%" for t, n in self.scored.items() if n]
+        return "  ".join(parts) or "no verdicts yet"
+
+    def requests_per_s(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.requests / elapsed if elapsed > 0 else 0.0
+
+    def eta_s(self) -> float | None:
+        if not self.done or self.total <= self.done:
+            return None if not self.done else 0.0
+        elapsed = time.monotonic() - self.started
+        return elapsed / self.done * (self.total - self.done)
+
+    def line(self) -> str:
+        eta = self.eta_s()
+        eta_text = "?" if eta is None else _duration(eta)
+        return (
+            f"[{self.done}/{self.total}] pass {self.pass_rates()} | errors {self.errors} | "
+            f"{self.requests_per_s():.2f} req/s | ETA {eta_text}"
+        )
+
+
+def _short(tier: str) -> str:
+    # "native-function-contract" -> "contract": keeps the bar on one line.
+    return tier.rsplit("-", 1)[-1] if tier.count("-") >= 2 else tier
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, sec = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+class RichProgress:
+    """A rich progress bar: cases done/total, pass rate per tier, errors, requests/s, ETA."""
+
+    def __init__(self, console: Console) -> None:
+        self.tally = RunTally()
+        self.progress = Progress(
+            TextColumn("[bold]cases"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self.task: Any = None
+
+    def on_run_start(self, header: Any, total: int) -> None:
+        self.tally = RunTally(total=total)
+        self.progress.start()
+        self.task = self.progress.add_task("run", total=total, status=self._status())
+
+    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
+        self.tally.requests += 1
+
+    def on_case_end(self, record: Any) -> None:
+        self.tally.add_record(_dump(record))
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.tally.done, status=self._status())
+
+    def on_run_end(self, summary: dict[str, Any]) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, status=self._status())
+        self.progress.stop()
+
+    def _status(self) -> Text:
+        eta = self.tally.eta_s()
+        return Text(
+            f"{self.tally.pass_rates()} | errors {self.tally.errors} | "
+            f"{self.tally.requests_per_s():.2f} req/s | ETA {'?' if eta is None else _duration(eta)}"
+        )
+
+
+class PlainProgress:
+    """One log line per finished case with the running figures (CI logs, non-TTY output)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.tally = RunTally()
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def on_run_start(self, header: Any, total: int) -> None:
+        self.tally = RunTally(total=total)
+        run_id = getattr(header, "run_id", None) or (header.get("run_id") if isinstance(header, Mapping) else "")
+        self._print(f"run {run_id}: {total} case runs")
+
+    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
+        self.tally.requests += 1
+
+    def on_case_end(self, record: Any) -> None:
+        rec = _dump(record)
+        self.tally.add_record(rec)
+        self._print(f"{case_outcome(rec)} {self.tally.line()}")
+
+    def on_run_end(self, summary: dict[str, Any]) -> None:
+        self._print(f"done {self.tally.line()}")
+
+
+def case_outcome(rec: Mapping[str, Any]) -> str:
+    """``key#trial PASS|FAIL per tier`` (or ``ERROR type``) for one record."""
+    head = f"{rec.get('key')}#{rec.get('trial', 1)}"
+    if rec.get("status") == "error":
+        err = rec.get("error") or {}
+        kind = err.get("type", "error") if isinstance(err, Mapping) else str(err)
+        return f"{head} ERROR {kind}"
+    flags = " ".join(f"{_short(t)}={'PASS' if v.get('passed') else 'FAIL'}" for t, v in (rec.get("verdicts") or {}).items())
+    return f"{head} {flags}"
+
+
+def make_observers(config: Any) -> list[Any]:
+    """Observers for a run, from a :class:`ProgressConfig` or any object/mapping with the same fields.
+
+    Raises:
+        ConfigError: for an unknown progress mode.
+    """
+    cfg = _coerce(config)
+    stream = cfg.stream or sys.stderr
+    observers: list[Any] = []
+    mode = cfg.progress
+    if mode not in ("rich", "plain", "quiet"):
+        raise ConfigError(f"--progress: unknown mode {mode!r} (choose rich, plain or quiet)")
+    if cfg.watch:
+        from callbench.report.watch import WatchObserver
+
+        observers.append(WatchObserver(Console(file=stream, highlight=False, soft_wrap=True)))
+    elif mode == "rich" and stream.isatty():
+        observers.append(RichProgress(Console(file=stream)))
+    elif mode in ("rich", "plain"):
+        observers.append(PlainProgress(stream))
+    if cfg.run_dir is not None:
+        from callbench.report.live import LiveStateWriter
+
+        observers.append(LiveStateWriter(Path(cfg.run_dir)))
+    return observers
+
+
+def _coerce(config: Any) -> ProgressConfig:
+    if isinstance(config, ProgressConfig):
+        return config
+    get = config.get if isinstance(config, Mapping) else (lambda k, d=None: getattr(config, k, d))
+    run_dir = get("run_dir", None) or get("out", None)
+    return ProgressConfig(
+        progress=get("progress", "rich") or "rich",
+        watch=bool(get("watch", False)),
+        run_dir=Path(run_dir) if run_dir else None,
+        stream=get("stream", None),
+    )
+
+
+def json_line(value: Any, limit: int = 400) -> str:
+    """Compact JSON of ``value`` cut to ``limit`` characters (for watch output)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit] + f"… (+{len(text) - limit} chars)"

@@ -1,0 +1,166 @@
+"""Leaderboard and summary tables as Markdown, CSV or JSON (``callbench show`` / ``compare``).
+
+Rows are always per (tier, harness mode): a table never shows a figure pooled across them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from callbench.errors import ConfigError
+from callbench.report.html import comparisons, run_statistics
+from callbench.report.rundata import RunData, read_run
+
+ShowFormat = Literal["md", "csv", "json"]
+
+COLUMNS = ["run", "model", "tier", "harness_mode", "group", "n", "passed", "accuracy", "ci_low", "ci_high",
+           "ci_method", "errors", "partial_diagnostic", "trials", "pass_at_k", "pass_hat_k", "flip_rate"]
+
+
+def stratum_rows(run: RunData, *, categories: bool = True) -> list[dict[str, Any]]:
+    """One row per stratum (``group`` = ``all``), then per category when asked."""
+    stats = run_statistics(run)
+    model = run.header.get("model") or ""
+    rows = []
+    for s in stats["strata"]:
+        base = {"run": run.path.name, "model": model, "tier": s["tier"], "harness_mode": s["harness_mode"]}
+        trials = s.get("trials") or {}
+        k = trials.get("trials", 1)
+        rows.append(base | _figures(s, "all") | {
+            "errors": s["errors"],
+            "partial_diagnostic": _round(s.get("partial_mean_diagnostic")),
+            "trials": k,
+            "pass_at_k": _round(trials.get("pass_at_k", {}).get(str(k))) if k > 1 else None,
+            "pass_hat_k": _round(trials.get("pass_hat_k", {}).get(str(k))) if k > 1 else None,
+            "flip_rate": _round(trials.get("flip_rate")) if k > 1 else None,
+        })
+        if categories:
+            for name, c in (s.get("by_category") or {}).items():
+                rows.append(base | _figures(c, f"category:{name}"))
+    return rows
+
+
+def _figures(group: dict[str, Any], label: str) -> dict[str, Any]:
+    acc = group["accuracy"]
+    return {
+        "group": label,
+        "n": group["n"],
+        "passed": group["passed"],
+        "accuracy": _round(acc["estimate"]),
+        "ci_low": _round(acc["low"]),
+        "ci_high": _round(acc["high"]),
+        "ci_method": acc["method"],
+    }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
+    """CSV with a header line; missing values are empty cells."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in columns})
+    return buf.getvalue()
+
+
+def to_markdown(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
+    """A GitHub-flavoured Markdown table; ``|`` in values is escaped."""
+    head = "| " + " | ".join(title for _key, title in columns) + " |"
+    rule = "|" + "|".join("---" for _ in columns) + "|"
+    body = ["| " + " | ".join(_md_cell(row, key) for key, _title in columns) + " |" for row in rows]
+    return "\n".join([head, rule, *body]) + "\n"
+
+
+def _md_cell(row: dict[str, Any], key: str) -> str:
+    value = row.get(key)
+    if key == "accuracy" and value is not None:
+        text = f"{100 * value:.1f}%"
+    elif key == "ci" and row.get("ci_low") is not None:
+        text = f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}%"
+    elif isinstance(value, float):
+        text = f"{value:.3f}"
+    else:
+        text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+SHOW_COLUMNS = [("tier", "Tier"), ("harness_mode", "Harness mode"), ("group", "Group"), ("n", "n"),
+                ("passed", "Passed"), ("accuracy", "Strict accuracy"), ("ci", "95% CI"), ("errors", "Errors"),
+                ("partial_diagnostic", "Partial (diagnostic)"), ("trials", "Trials"), ("pass_at_k", "pass@k"),
+                ("pass_hat_k", "pass^k"), ("flip_rate", "Flip rate")]
+BOARD_COLUMNS = [("rank", "#"), ("model", "Model"), ("run", "Run"), ("tier", "Tier"), ("harness_mode", "Harness mode"),
+                 ("n", "n"), ("accuracy", "Strict accuracy"), ("ci", "95% CI"), ("errors", "Errors"),
+                 ("partial_diagnostic", "Partial (diagnostic)")]
+
+
+def render_show(run_dir: str | Path, fmt: str) -> str:
+    """The run's figures as ``md``, ``csv`` or ``json`` text (for ``callbench show --format``)."""
+    run = read_run(run_dir)
+    if fmt == "json":
+        return json.dumps({"run": run.path.name, "header": run.header, "statistics": run_statistics(run)}, indent=2, default=str)
+    rows = stratum_rows(run)
+    if fmt == "csv":
+        return to_csv(rows)
+    if fmt == "md":
+        return f"### {run.label}\n\n" + to_markdown(rows, SHOW_COLUMNS)
+    raise ConfigError(f"--format: unknown format {fmt!r} (choose md, csv or json)")
+
+
+def leaderboard_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+    """Overall rows of every run, ranked by strict accuracy within each (tier, harness mode)."""
+    rows = [r for run in runs for r in stratum_rows(run, categories=False)]
+    rows.sort(key=lambda r: (r["tier"], r["harness_mode"], -(r["accuracy"] or 0.0)))
+    prev, rank = None, 0
+    for row in rows:
+        group = (row["tier"], row["harness_mode"])
+        rank = rank + 1 if group == prev else 1
+        row["rank"], prev = rank, group
+    return rows
+
+
+PAIR_COLUMNS = [("a", "A"), ("b", "B"), ("tier", "Tier"), ("harness_mode", "Harness mode"), ("n", "Shared cases"),
+                ("diff", "A − B (pts)"), ("diff_ci", "95% CI (pts)"), ("mcnemar_p", "McNemar p"),
+                ("discordant", "only A / only B")]
+
+
+def pair_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+    """Paired comparisons as flat rows (differences in percentage points)."""
+    out = []
+    for c in comparisons(runs):
+        d = c["difference"]
+        out.append({"a": c["a"], "b": c["b"], "tier": c["tier"], "harness_mode": c["harness_mode"], "n": c["n"],
+                    "diff": round(100 * d["estimate"], 2), "diff_low": round(100 * d["low"], 2),
+                    "diff_high": round(100 * d["high"], 2), "diff_ci": f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
+                    "mcnemar_p": float(f"{c['mcnemar_p']:.4g}"), "only_a": c["only_a"], "only_b": c["only_b"],
+                    "discordant": f"{c['only_a']} / {c['only_b']}", "disagreeing": " ".join(c["disagreeing"])})
+    return out
+
+
+def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bool = True) -> str:
+    """Leaderboard (and paired comparisons) of several runs as ``md`` or ``csv``."""
+    if not run_dirs:
+        raise ConfigError("give at least one run directory")
+    runs = [read_run(d) for d in run_dirs]
+    board = leaderboard_rows(runs)
+    pair = pair_rows(runs) if pairs and len(runs) > 1 else []
+    if fmt == "csv":
+        text = to_csv(board, ["rank", *COLUMNS])
+        if pair:
+            cols = ["a", "b", "tier", "harness_mode", "n", "diff", "diff_low", "diff_high", "mcnemar_p", "only_a", "only_b", "disagreeing"]
+            text += "\n" + to_csv(pair, cols)
+        return text
+    if fmt == "md":
+        text = "## Leaderboard\n\n" + to_markdown(board, BOARD_COLUMNS)
+        if pair:
+            text += "\n## Paired comparisons\n\n" + to_markdown(pair, PAIR_COLUMNS)
+        return text
+    raise ConfigError(f"--format: unknown format {fmt!r} (choose md or csv)")

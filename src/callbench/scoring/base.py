@@ -1,0 +1,83 @@
+"""Verdicts, reason codes and the scorer protocol."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from callbench.harness.trace import Trace
+    from callbench.suites.case import Case
+
+ReasonCode = Literal[
+    "no_structured_call",
+    "tool_missing",
+    "wrong_order",
+    "unexpected_call",
+    "unexpected_state_change",
+    "argument_mismatch",
+    "argument_missing",
+    "unresolved_reference",
+    "schema_invalid",
+    "unknown_tool",
+    "malformed_arguments",
+    "not_executed",
+    "execution_failed",
+    "answer_mismatch",
+    "round_limit",
+    "timeout",
+]
+"""Machine-readable failure reasons of the three strict tiers. Other scorers may use their own codes."""
+
+
+class Reason(BaseModel):
+    """One machine-readable failure reason with a human message."""
+
+    code: str
+    message: str
+    step: str | None = None
+    call_index: int | None = None
+
+
+class Verdict(BaseModel):
+    """A scorer's judgement of one case."""
+
+    scorer: str
+    passed: bool
+    partial: float | None = None
+    """Diagnostic partial score in [0, 1]; never decides ``passed``. 1.0 only when passed."""
+    reasons: list[Reason] = Field(default_factory=list)
+    rationale: str = ""
+    """One-line human summary."""
+    warnings: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    metrics: dict[str, float] = Field(default_factory=dict)
+    """Extra per-case numbers a scorer aggregates (efficiency, call accuracy...)."""
+
+    @property
+    def codes(self) -> list[str]:
+        return [r.code for r in self.reasons]
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """Scores one case from its trace alone; must be deterministic so stored runs re-score identically.
+
+    Scorers are built by the catalog as ``factory(suite)``. A scorer may also define
+    ``async ascore(case, trace)`` (used when present, e.g. for LLM judges) and
+    ``aggregate(records) -> dict`` for run-level metrics that are not means of per-case values.
+    """
+
+    name: str
+
+    def score(self, case: Case, trace: Trace) -> Verdict: ...
+
+
+def one_line(reasons: list[Reason], limit: int = 3) -> str:
+    """A one-line rationale built from the first reasons."""
+    if not reasons:
+        return "pass: every strict condition holds"
+    head = "; ".join(r.message for r in reasons[:limit])
+    more = f" (+{len(reasons) - limit} more)" if len(reasons) > limit else ""
+    return f"fail: {head}{more}"

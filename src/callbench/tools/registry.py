@@ -1,0 +1,136 @@
+"""The tool registry: a set of contracts loaded from a folder, validated, and hashed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from callbench._hashing import sha256_of
+from callbench._names import did_you_mean
+from callbench.errors import ContractError, UserError
+from callbench.tools.contract import ToolContract
+from callbench.tools.schema import check_schema
+
+CONTRACT_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class ToolRegistry:
+    """An immutable-by-convention collection of tool contracts keyed by name."""
+
+    def __init__(self, contracts: Iterable[ToolContract] = (), *, source: str = "<memory>") -> None:
+        self.source = source
+        self._tools: dict[str, ToolContract] = {}
+        for contract in contracts:
+            self.add(contract)
+        self._hash: str | None = None
+
+    # -- building ------------------------------------------------------------------------------
+    def add(self, contract: ToolContract, *, origin: str = "") -> None:
+        """Add one contract; a duplicate name or a broken schema is a ``ContractError``."""
+        where = origin or contract.name
+        if contract.name in self._tools:
+            raise ContractError(f"{where}: duplicate tool name {contract.name!r}")
+        problem = check_schema(contract.parameters)
+        if problem:
+            raise ContractError(f"{where}: tool {contract.name!r}: {problem}")
+        if contract.result_schema is not None:
+            from jsonschema import Draft202012Validator
+            from jsonschema.exceptions import SchemaError
+
+            try:
+                Draft202012Validator.check_schema(contract.result_schema)
+            except SchemaError as exc:
+                raise ContractError(f"{where}: tool {contract.name!r}: invalid result_schema: {exc.message}") from None
+        self._tools[contract.name] = contract
+        self._hash = None
+
+    @classmethod
+    def from_dir(cls, folder: str | Path) -> ToolRegistry:
+        """Load every ``*.yaml``/``*.yml``/``*.json`` contract under ``folder`` (recursively, sorted)."""
+        root = Path(folder)
+        if not root.is_dir():
+            raise ContractError(f"{root}: tool registry folder not found")
+        registry = cls(source=str(root))
+        for path in sorted(p for p in root.rglob("*") if p.suffix in CONTRACT_SUFFIXES and p.is_file()):
+            registry.add(load_contract_file(path), origin=str(path))
+        return registry
+
+    # -- queries -------------------------------------------------------------------------------
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[ToolContract]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> ToolContract:
+        """The contract called ``name``; unknown names raise a ``UserError`` with a suggestion."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UserError(f"unknown tool {name!r}{did_you_mean(name, self._tools)}") from None
+
+    def find(self, name: str) -> ToolContract | None:
+        return self._tools.get(name)
+
+    def equivalents(self, name: str) -> set[str]:
+        """Names declared equivalent to ``name`` in either direction (excluding ``name``)."""
+        out: set[str] = set()
+        own = self._tools.get(name)
+        if own:
+            out.update(own.equivalent_to)
+        out.update(t.name for t in self._tools.values() if name in t.equivalent_to)
+        out.discard(name)
+        return out
+
+    def merged(self, contracts: Iterable[ToolContract]) -> ToolRegistry:
+        """A new registry with these contracts added (inline contracts of a case)."""
+        out = ToolRegistry(self._tools.values(), source=self.source)
+        for contract in contracts:
+            if contract.name in out and out.get(contract.name) == contract:
+                continue
+            out.add(contract)
+        return out
+
+    @property
+    def hash(self) -> str:
+        """SHA-256 of the canonical JSON of all contracts sorted by name."""
+        if self._hash is None:
+            payload = [self._tools[name].hash_payload() for name in sorted(self._tools)]
+            self._hash = sha256_of(payload)
+        return self._hash
+
+
+def load_contract_file(path: Path) -> ToolContract:
+    """Parse one contract file; every problem is a one-line ``ContractError`` naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContractError(f"{path}: cannot read: {exc}") from None
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ContractError(f"{path}: not valid {path.suffix[1:].upper()}: {first_line}") from None
+    if not isinstance(data, dict):
+        raise ContractError(f"{path}: a contract file must hold one mapping (a tool), got {type(data).__name__}")
+    return contract_from_mapping(data, str(path))
+
+
+def contract_from_mapping(data: dict[str, Any], where: str) -> ToolContract:
+    """Build a contract from a mapping; validation problems name ``where`` and the field."""
+    try:
+        return ToolContract.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(root)"
+        raise ContractError(f"{where}: field {field}: {err['msg']}") from None

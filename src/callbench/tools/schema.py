@@ -1,0 +1,87 @@
+"""JSON Schema handling for tool parameters: strictify, check, validate with readable messages."""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from callbench._hashing import canonical_json
+
+
+def strictify(schema: dict[str, Any]) -> dict[str, Any]:
+    """Return a copy where object schemas with ``properties`` default to ``additionalProperties: false``."""
+    out = copy.deepcopy(schema)
+    _strictify_in_place(out)
+    return out
+
+
+def _strictify_in_place(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "object" or "properties" in node:
+            node.setdefault("type", "object")
+            node.setdefault("properties", {})
+            node.setdefault("additionalProperties", False)
+        for key, value in node.items():
+            if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
+                for sub in value.values():
+                    _strictify_in_place(sub)
+            elif key in ("items", "additionalProperties", "not", "if", "then", "else", "contains"):
+                _strictify_in_place(value)
+            elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
+                for sub in value:
+                    # Branches of a root-level anyOf usually only add "required" constraints;
+                    # forbidding extra keys inside them would reject every valid call.
+                    if isinstance(sub, dict) and "properties" in sub:
+                        _strictify_in_place(sub)
+
+
+def check_schema(schema: dict[str, Any]) -> str | None:
+    """Return a one-line problem description when ``schema`` is not a valid parameters schema."""
+    if not isinstance(schema, dict):
+        return "parameters must be a JSON Schema object"
+    if schema.get("type", "object") != "object":
+        return f"parameters schema must have type 'object', not {schema.get('type')!r}"
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        return f"invalid JSON Schema at {where}: {exc.message}"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _validator_for(schema_json: str) -> Draft202012Validator:
+    import json
+
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    """A cached compiled validator for ``schema``."""
+    return _validator_for(canonical_json(schema))
+
+
+def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[str]:
+    """Validate ``arguments`` against ``schema``; return messages like ``$.x is required`` (empty if valid)."""
+    if not isinstance(arguments, dict):
+        return [f"$ must be an object, got {type(arguments).__name__}"]
+    errors = sorted(validator_for(schema).iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
+    return [_message(error) for error in errors]
+
+
+def _message(error: Any) -> str:
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        pattern_keys = error.schema.get("patternProperties")
+        if extra and not pattern_keys:
+            return "; ".join(f"{path}.{key} is not allowed" for key in extra)
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+        if missing:
+            return "; ".join(f"{path}.{key} is required" for key in missing)
+    return f"{path}: {error.message}"

@@ -1,0 +1,60 @@
+"""Helpers shared by the ComplexFuncBench tests: fixture samples, episodes and traces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callbench.harness.trace import Trace, trace_from_calls
+from callbench.scoring.cfb_engine import Episode
+from callbench.scoring.cfb_outcome import EpisodeOutcome, finish
+from callbench.scoring.cfb_types import CfbSettings, PredCall
+from callbench.scoring.embedders import CharNgramEmbedder
+from callbench.suites.cfb_data import CfbSample, read_jsonl
+from callbench.suites.complexfuncbench import fixture_path
+
+_SAMPLES: dict[str, CfbSample] | None = None
+
+
+def sample(sample_id: str) -> CfbSample:
+    """A fixture sample by id."""
+    global _SAMPLES
+    if _SAMPLES is None:
+        _SAMPLES = {s.id: s for s in read_jsonl(fixture_path()).samples}
+    return _SAMPLES[sample_id]
+
+
+def gold(sample_id: str, step: int, j: int = 0) -> tuple[str, dict[str, Any]]:
+    """(name, arguments copy) of a gold call."""
+    call = sample(sample_id).steps[step][j]
+    return call.name, dict(call.arguments)
+
+
+def episode(sample_id: str, mode: str = "improved", **settings: Any) -> Episode:
+    return Episode(sample(sample_id), CfbSettings(mode=mode, **settings), CharNgramEmbedder())
+
+
+def play(ep: Episode, turns: list[list[tuple[str, dict[str, Any] | None]]], stop: str = "answer") -> EpisodeOutcome:
+    """Feed turns of (name, arguments) to an episode and finish it."""
+    index = 0
+    for turn in turns:
+        calls = []
+        for name, args in turn:
+            calls.append(PredCall(index, name, args, None if args is not None else "Expecting value"))
+            index += 1
+        ep.play_turn(calls)
+    return finish(ep, stop)
+
+
+def gold_turns(sample_id: str) -> list[list[tuple[str, dict[str, Any]]]]:
+    """The gold path as model turns."""
+    return [[(c.name, dict(c.arguments)) for c in step] for step in sample(sample_id).steps]
+
+
+def trace_of(turns: list[list[tuple[str, dict[str, Any]]]], final_text: str = "Done.",
+             stop: str = "answer") -> Trace:
+    """A harness trace with one round per turn (names as given)."""
+    calls = [{"tool": name, "arguments": args, "round": r}
+             for r, turn in enumerate(turns, start=1) for name, args in turn]
+    trace = trace_from_calls(calls, final_text=final_text)
+    trace.stop_reason = stop  # type: ignore[assignment]
+    return trace

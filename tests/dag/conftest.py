@@ -1,0 +1,25 @@
+"""Shared helpers for the DAG tests: run one case through the real round loop."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from callbench.executors.dag import DagExecutor
+from callbench.harness.loop import Episode, run_episode
+from callbench.harness.modes import ModePolicy
+from callbench.harness.trace import Trace
+from callbench.messages import GenerationSettings
+from callbench.providers.base import Provider
+from callbench.scoring.base import Verdict
+from callbench.scoring.dag import DagScorer
+from callbench.suites.base import Suite
+from callbench.suites.case import Case
+
+
+def play(suite: Suite, case: Case, provider: Provider) -> tuple[Trace, Verdict]:
+    """Run ``case`` with ``provider`` through the harness loop and score it with ``dag``."""
+    episode = Episode(case, suite.candidate_tools(case), ModePolicy("production-parity"), suite.system_prompt)
+    session = DagExecutor().start(case, Path("."), suite)
+    trace = asyncio.run(run_episode(episode, provider.for_case(case), session, GenerationSettings()))
+    return trace, DagScorer().score(case, trace)

@@ -1,0 +1,19 @@
+import pytest
+from synth import make_records, write_run
+
+from callbench.report.frame import load_records
+
+pd = pytest.importorskip("pandas")
+
+
+def test_load_records_flat_columns(tmp_path):
+    a = write_run(tmp_path / "a", make_records(20, trials=2, error_rate=0.1))
+    b = write_run(tmp_path / "b", make_records(5))
+    df = load_records([a, b])
+    assert len(df) == 45
+    assert set(df["run"]) == {"a", "b"}
+    assert {"native-function-contract.passed", "real-tool-execution.partial", "key", "trial"} <= set(df.columns)
+    single = load_records(a)
+    done = single[single["status"] == "completed"]
+    assert done["native-function-contract.passed"].dtype == object or done["native-function-contract.passed"].dtype == bool
+    assert single.groupby("key")["trial"].nunique().max() == 2

@@ -1,0 +1,38 @@
+import json
+import re
+
+from synth import make_records, write_run
+
+from callbench.report.html import build_payload, script_json, write_report
+from callbench.report.rundata import read_run
+
+
+def test_script_json_cannot_close_the_script_element():
+    value = {"t": "</script><script>alert(1)</script><!-- & \u2028"}
+    text = script_json(value)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == value
+
+
+def test_report_is_self_contained_and_embeds_payload(tmp_path):
+    hostile = "</script><img src=x onerror=alert(1)>"
+    run = write_run(tmp_path / "r", make_records(10, payload=hostile))
+    out = write_report([run], tmp_path / "report.html")
+    page = out.read_text()
+    # No external resources: nothing fetched over the network.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert page.count("<script") == 2 and hostile not in page
+    data = re.search(r'<script type="application/json" id="cb-data">(.*?)</script>', page, re.S).group(1)
+    payload = json.loads(data)
+    assert payload["runs"][0]["records"][0]["trace"]["final_text"] == hostile
+
+
+def test_multi_run_payload_has_leaderboard_and_comparisons(tmp_path):
+    a = write_run(tmp_path / "a", make_records(40, skill=0.9, seed=1), model="m1")
+    b = write_run(tmp_path / "b", make_records(40, skill=0.2, seed=2), model="m2")
+    payload = build_payload([read_run(a), read_run(b)])
+    assert [row["rank"] for row in payload["leaderboard"]] == [1, 2, 1, 2]
+    assert len(payload["comparisons"]) == 2
+    cmp = payload["comparisons"][0]
+    assert cmp["a"].startswith("m1") and cmp["difference"]["estimate"] > 0 and cmp["mcnemar_p"] < 0.05
+    assert set(cmp["disagreeing"]) <= {r["key"] for r in read_run(a).records}

@@ -1,0 +1,82 @@
+import json
+import urllib.request
+from types import SimpleNamespace
+
+import pytest
+from browser import browser_page
+from synth import make_records, write_run
+
+from callbench.harness.trace import RoundInfo, TraceCall
+from callbench.report.live import LiveServer, LiveStateWriter
+from callbench.report.records import CaseRecord
+
+
+def _get(url):
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return resp.status, resp.read().decode()
+
+
+def _append(run_dir, records, partial_tail=""):
+    with (run_dir / "records.jsonl").open("a") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
+        fh.write(partial_tail)
+
+
+@pytest.fixture
+def server(tmp_path):
+    recs = make_records(30, seed=3)
+    run = write_run(tmp_path / "run", recs[:10], summary=False)
+    srv = LiveServer(run, port=0)
+    srv.start_background()
+    yield srv, run, recs
+    srv.close()
+
+
+def test_update_endpoint_follows_appended_records(server):
+    srv, run, recs = server
+    status, page = _get(srv.url)
+    assert status == 200 and 'id="cb-data"' in page and '"live":true' in page
+    assert srv.url.startswith("http://127.0.0.1:")
+    first = json.loads(_get(srv.url + "api/update?offset=0")[1])
+    assert [r["key"] for r in first["records"]] == [r["key"] for r in recs[:10]]
+    assert first["statistics"]["strata"][0]["n"] == 10
+    # A half-written line is not served until it is complete.
+    _append(run, recs[10:15], partial_tail='{"key": "torn')
+    second = json.loads(_get(srv.url + f"api/update?offset={first['offset']}")[1])
+    assert [r["key"] for r in second["records"]] == [r["key"] for r in recs[10:15]]
+    assert second["statistics"]["strata"][0]["n"] == 15
+    with pytest.raises(urllib.error.HTTPError):
+        _get(srv.url + "nope")
+
+
+def test_live_state_writer_tracks_cases_in_flight(tmp_path):
+    writer = LiveStateWriter(tmp_path)
+    case = SimpleNamespace(suite="demo", id="c1", instruction="x")
+    writer.on_run_start(SimpleNamespace(run_id="r1"), 3)
+    writer.on_case_start(case, 1, ["a", "b"])
+    call = TraceCall(index=0, call_id="k", round=1, tool="a", schema_valid=True, execution="ok")
+    writer.on_round(case, RoundInfo(index=1, started_at=0.0), [call])
+    writer._write(force=True)
+    state = json.loads((tmp_path / "live.json").read_text())
+    assert state["current"][0]["key"] == "demo:c1"
+    assert state["current"][0]["rounds"] == [{"index": 1, "calls": [{"tool": "a", "ok": True}]}]
+    record = CaseRecord(key="demo:c1", suite="demo", case_id="c1", category="x", trial=1, harness_mode="production-parity")
+    writer.on_case_end(record)
+    writer.on_run_end({})
+    state = json.loads((tmp_path / "live.json").read_text())
+    assert state["finished"] is True and state["done"] == 1 and state["current"] == []
+
+
+def test_browser_view_updates_while_run_grows(server):
+    srv, run, recs = server
+    LiveStateWriter(run).on_run_start(SimpleNamespace(run_id="r"), 30)
+    with browser_page() as (page, console):
+        page.goto(srv.url)
+        page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
+        _append(run, recs[10:30])
+        page.wait_for_function("document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000)
+        n = page.locator("[data-testid=card] .n").first.inner_text()
+        assert n == "30"
+        assert page.locator("#live").is_visible()
+        assert console.errors == []

@@ -1,0 +1,74 @@
+import csv
+import io
+import json
+
+import pytest
+from synth import make_records, write_run
+
+from callbench.errors import ConfigError, UserError
+from callbench.report.tables import render_compare, render_show
+
+
+@pytest.fixture
+def runs(tmp_path):
+    a = write_run(tmp_path / "a", make_records(80, skill=0.85, seed=1, trials=2), model="model-a")
+    b = write_run(tmp_path / "b", make_records(80, skill=0.4, seed=2), model="model-b")
+    return a, b
+
+
+def test_show_json_matches_summary(runs):
+    a, _ = runs
+    out = json.loads(render_show(a, "json"))
+    stored = json.loads((a / "summary.json").read_text())["statistics"]
+    assert out["statistics"] == stored
+
+
+def test_show_csv_has_one_row_per_stratum_and_category(runs):
+    a, _ = runs
+    rows = list(csv.DictReader(io.StringIO(render_show(a, "csv"))))
+    overall = [r for r in rows if r["group"] == "all"]
+    assert {r["tier"] for r in overall} == {"native-function-contract", "real-tool-execution"}
+    stored = json.loads((a / "summary.json").read_text())["statistics"]["strata"]
+    for r in overall:
+        s = next(x for x in stored if x["tier"] == r["tier"])
+        assert float(r["accuracy"]) == pytest.approx(s["accuracy"]["estimate"], abs=1e-4)
+        assert int(r["n"]) == s["n"] and r["trials"] == "2" and r["flip_rate"] != ""
+    assert any(r["group"].startswith("category:") for r in rows)
+
+
+def test_show_markdown_table(runs):
+    a, _ = runs
+    text = render_show(a, "md")
+    lines = [ln for ln in text.splitlines() if ln.startswith("|")]
+    assert lines[0].startswith("| Tier | Harness mode | Group")
+    assert all(ln.count("|") == lines[0].count("|") for ln in lines)
+    with pytest.raises(ConfigError):
+        render_show(a, "xml")
+
+
+def test_compare_markdown_ranks_and_pairs(runs):
+    a, b = runs
+    text = render_compare([b, a], "md")
+    board = text.split("## Paired comparisons")[0]
+    first_row = [ln for ln in board.splitlines() if ln.startswith("| 1 ")][0]
+    assert "model-a" in first_row  # the stronger run ranks first in its tier
+    assert "## Paired comparisons" in text and "McNemar p" in text
+
+
+def test_compare_csv(runs):
+    a, b = runs
+    text = render_compare([a, b], "csv")
+    board, pairs = text.split("\n\n")
+    assert len(list(csv.DictReader(io.StringIO(board)))) == 4
+    pair_rows = list(csv.DictReader(io.StringIO(pairs)))
+    assert len(pair_rows) == 2 and float(pair_rows[0]["diff"]) > 0
+
+
+def test_bad_run_dir_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="no such run directory"):
+        render_show(tmp_path / "missing", "md")
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "run.json").write_text("{}")
+    (tmp_path / "r" / "records.jsonl").write_text('{"key": "a"}\nnot json\n')
+    with pytest.raises(UserError, match=r"records.jsonl:2"):
+        render_show(tmp_path / "r", "md")
