@@ -158,6 +158,8 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
         session = job.executor.start(case, Path(workdir), job.suite)
         try:
             bound = model.for_case(case)
+            if job.trial > 1:  # repeated trials must not be answered from trial 1's cache entries
+                bound = bound.with_salt(f"trial-{job.trial}")
             await asyncio.wait_for(run_episode(episode, bound, session, config.settings, fan), case.timeout_s)
         except TimeoutError:
             episode.trace.stop_reason = "timeout"

@@ -65,6 +65,12 @@ async def run_episode(episode: Episode, model: Any, session: ExecutorSession, se
         if _call_cap_reached(episode):
             trace.stop_reason = "max_calls"
             return trace
+        scripted = _scripted_turn(episode, session, bool(turn.tool_calls))
+        if scripted == "stop":
+            trace.stop_reason = "max_rounds"
+            return trace
+        if scripted == "continue":
+            continue
         if not turn.tool_calls:
             if _nudge(episode, info, round_index < budget):
                 continue
@@ -126,6 +132,17 @@ def _content(episode: Episode, outcome: ToolOutcome) -> str:
     if episode.policy.appends_guidance and episode.case.harness_guidance:
         text = f"{text}\n{CONTINUATION_GUIDANCE}"
     return text
+
+
+def _scripted_turn(episode: Episode, session: ExecutorSession, had_calls: bool) -> str | None:
+    """Optional session hook ``on_model_turn(episode, had_calls)`` for scripted conversations.
+
+    A session may append later user turns (and newly offered tools) to the episode and return
+    ``"continue"``, end the episode with ``"stop"``, or return ``None`` for the default flow.
+    Used by the BFCL multi-turn executor.
+    """
+    hook = getattr(session, "on_model_turn", None)
+    return hook(episode, had_calls) if hook is not None else None
 
 
 def _call_cap_reached(episode: Episode) -> bool:

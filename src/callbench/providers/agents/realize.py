@@ -51,8 +51,17 @@ def placeholder_value(schema: dict[str, Any] | None) -> Any:
         return schema["examples"][0]
     kind = schema.get("type", "string")
     kind = next((k for k in kind if k != "null"), "string") if isinstance(kind, list) else kind
-    return {"integer": max(1, int(schema.get("minimum", 1))), "number": float(schema.get("minimum", 1.0)),
-            "boolean": True, "array": [placeholder_value(schema.get("items"))], "object": {}}.get(kind, "value")
+    if kind == "integer":
+        return max(1, int(schema.get("minimum", 1)))
+    if kind == "number":
+        return float(schema.get("minimum", 1.0))
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return [placeholder_value(schema.get("items"))]
+    if kind == "object":
+        return {}
+    return "value"
 
 
 def parse_tool_content(content: str) -> Any:

@@ -1,0 +1,32 @@
+import sys
+
+import numpy as np
+import pytest
+
+from callbench.errors import UserError
+from callbench.scoring.embedders import CharNgramEmbedder, make_embedder
+
+
+def test_char_ngram_similarity_prefers_the_closer_call():
+    emb = CharNgramEmbedder()
+    left = ['{"name": "Search_Hotels", "arguments": {"dest_id": "-1"}}']
+    right = ['{"name": "Get_Filter", "arguments": {"dest_id": "-1"}}',
+             '{"name": "Search_Hotels", "arguments": {"dest_id": "-2"}}']
+    sims = emb.similarity(left, right)
+    assert sims.shape == (1, 2)
+    assert sims[0, 1] > sims[0, 0]
+    assert np.isclose(emb.similarity(left, left)[0, 0], 1.0)
+    assert emb.similarity(["abc"], ["xyz"])[0, 0] == 0.0
+
+
+def test_make_embedder_specs():
+    assert make_embedder("char-ngram").name == "char-ngram-3"
+    assert make_embedder("char-ngram-4").name == "char-ngram-4"
+    with pytest.raises(UserError, match="unknown embedder"):
+        make_embedder("bge")
+
+
+def test_sentence_transformers_needs_its_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails as if not installed
+    with pytest.raises(UserError, match=r"callbench\[embeddings\]"):
+        make_embedder("st:models/bge-large-en-v1.5")
