@@ -86,4 +86,6 @@ def test_watch_prints_rounds_calls_and_verdicts_without_markup():
     assert 'search_genes {"name": "[red]x"}' in text and "schema: valid" in text and 'result {"hits": 2}' in text
     assert "arguments unparsable (Expecting value): {oops" in text and "execution: rejected" in text
     assert "round 2" in text and "no tool call" in text and "All done [b]" in text
-    assert "native-function-contract: FAIL" in text and "tool_missing" in text or "argument_mismatch" in text
+    assert "native-function-contract: FAIL" in text
+    code = rec["verdicts"]["native-function-contract"]["reasons"][0]["code"]
+    assert f"    {code}: argument name differs" in text
