@@ -36,8 +36,8 @@ def test_fresh_process_with_other_hash_seed_gives_identical_task() -> None:
 
 def test_seed_and_trial_change_the_task() -> None:
     base = generate(PARAMS)
-    other_seed = generate(PARAMS.model_copy(update={"seed": 400}))
-    other_trial = generate(PARAMS.model_copy(update={"trial": 1}))
+    other_seed = generate(DagParams(**(PARAMS.model_dump() | {"seed": 400})))
+    other_trial = generate(DagParams(**(PARAMS.model_dump() | {"trial": 1})))
     assert other_seed.nodes != base.nodes
     # A new trial redraws values only; the graph and names stay.
     assert other_trial.nodes == base.nodes and other_trial.values != base.values
@@ -57,7 +57,7 @@ def test_stable_rng_pairs_distractor_settings_on_one_core_task() -> None:
 def test_faithful_is_the_default_and_flags_are_recorded() -> None:
     task = generate(PARAMS)
     assert task.metadata["faithful"] is True and task.metadata["flags"] == []
-    flagged = generate(PARAMS.model_copy(update={"flags": ("target_visible", "distinct_values")}))
+    flagged = generate(DagParams(**(PARAMS.model_dump() | {"flags": ("target_visible", "distinct_values")})))
     assert flagged.metadata["flags"] == ["distinct_values", "target_visible"]
     assert len(set(flagged.values.values())) == len(flagged.values)
     target = flagged.node(flagged.target_node)
@@ -71,7 +71,7 @@ def test_official_tool_order_is_the_fixed_shuffle_and_seeded_shuffle_differs() -
     order = [n.name for n in task.nodes]
     random.Random(42).shuffle(order)
     assert task.tool_order == order
-    seeded = generate(PARAMS.model_copy(update={"flags": ("seeded_shuffle",)}))
+    seeded = generate(DagParams(**(PARAMS.model_dump() | {"flags": ("seeded_shuffle",)})))
     assert seeded.tool_order != task.tool_order and sorted(seeded.tool_order) == sorted(order)
 
 
