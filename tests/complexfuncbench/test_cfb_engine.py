@@ -1,0 +1,167 @@
+from callbench.scoring.cfb_types import GENERIC_ERROR, PredCall
+from cfb_helpers import episode, gold, gold_turns, play, sample
+
+
+def test_gold_path_succeeds_in_both_modes_for_every_fixture_sample():
+    ids = ["Attraction-0", "Hotels-0", "Hotels-10", "Flights-0", "Car-Rental-0", "Car-Rental-10",
+           "Attraction-10", "Cross-0"]
+    for mode in ("faithful", "improved"):
+        for sid in ids:
+            out = play(episode(sid, mode), gold_turns(sid))
+            assert out.success, (mode, sid, out.terminal)
+            assert out.correct_calls == out.gold_calls
+            assert out.first_error is None
+
+
+def test_optional_lookup_step_joins_the_next_step_at_once():
+    ep = episode("Hotels-0")
+    # Step 0 is only a location look-up, so step 1 is already in the current gold list.
+    assert [g.uid for g in ep.current] == ["0.0", "1.0"]
+    out = play(ep, gold_turns("Hotels-0")[1:])  # the model knows the dest_id and skips the look-up
+    assert out.success and out.correct_calls == 4 and out.gold_calls == 5
+
+
+def test_parallel_step_and_golden_list_advance():
+    ep = episode("Hotels-0")
+    turns = gold_turns("Hotels-0")
+    play_turns = turns[:2]
+    for turn in play_turns:
+        ep.play_turn([PredCall(i, n, a) for i, (n, a) in enumerate(turn)])
+    # Each matched turn appends the next step even before the current one is done (upstream lookahead).
+    assert [g.uid for g in ep.current] == ["2.0", "2.1", "3.0"]
+    # One call of the parallel step right, one wrong: the step still advances, the miss stays.
+    (n1, a1), (n2, a2) = turns[2]
+    results = ep.play_turn([PredCall(10, n1, a1), PredCall(11, n2, {**a2, "hotel_id": 1})])
+    assert [r.status for r in results] == ["matched", "mismatch"]
+    assert results[0].content == sample("Hotels-0").steps[2][0].response
+    assert results[1].content == GENERIC_ERROR and results[1].error.kind == "value_error"
+    assert sorted(g.uid for g in ep.current) == ["2.1", "3.0"]
+    # The missed call can still be satisfied later, together with the next step.
+    results = ep.play_turn([PredCall(12, *turns[3][0]), PredCall(13, n2, a2)])
+    assert all(r.status == "matched" for r in results)
+    assert ep.current == []
+
+
+def test_hungarian_pairs_parallel_mistakes_with_the_most_similar_gold():
+    ep = episode("Cross-0")
+    lookups = gold_turns("Cross-0")[0]
+    wrong = [(n, {**a, "query": a["query"] + " City"}) for n, a in lookups]
+    results = ep.play_turn([PredCall(i, n, a) for i, (n, a) in enumerate(wrong)])
+    assert [r.gold for r in results] == ["0.0", "0.1", "0.2", "0.3"]
+    assert all(r.status == "mismatch" and r.error.kind == "value_error" for r in results)
+
+
+def test_min_similarity_threshold_leaves_far_calls_unpaired():
+    ep = episode("Attraction-0", "improved", min_similarity=0.99)
+    name, args = gold("Attraction-0", 0)
+    result = ep.play_turn([PredCall(0, name, {**args, "currency_code": "USD"})])[0]
+    assert result.status == "unpaired" and result.content == GENERIC_ERROR
+
+
+def test_free_lookups_are_answered_any_time_and_counted_once_when_improved():
+    for mode, expected in (("faithful", 4), ("improved", 3)):
+        ep = episode("Attraction-10", mode)
+        lookup = gold_turns("Attraction-10")[0]
+        out = play(ep, [lookup, gold_turns("Attraction-10")[1][:1], lookup, gold_turns("Attraction-10")[1][1:]])
+        assert out.success
+        assert out.correct_calls == expected, mode
+        assert ep.results[2].method == "free"
+        assert ep.results[2].content == sample("Attraction-10").steps[0][0].response
+
+
+def test_generic_error_and_early_end_in_faithful_mode():
+    name, args = gold("Hotels-10", 1)
+    wrong = [(name, {**args, "arrival_date": "2024-11-21"})]
+    ep = episode("Hotels-10", "faithful")
+    out = play(ep, [gold_turns("Hotels-10")[0], wrong, gold_turns("Hotels-10")[1], gold_turns("Hotels-10")[2]])
+    assert not out.success
+    assert [e.kind for e in out.terminal] == ["value_error"]
+    assert ep.ended is not None and ep.turns == 2
+    assert [r.status for r in ep.results[-2:]] == ["after_end", "after_end"]
+    assert out.predicted_calls == 2
+
+
+def test_improved_mode_lets_the_model_correct_itself():
+    name, args = gold("Hotels-10", 1)
+    wrong = [(name, {**args, "arrival_date": "2024-11-21"})]
+    out = play(episode("Hotels-10"), [gold_turns("Hotels-10")[0], wrong, *gold_turns("Hotels-10")[1:]])
+    assert out.success and out.first_error is None
+    assert out.predicted_calls == 4 and out.correct_calls == 3 and out.model_turns == 4
+
+
+def test_format_errors_are_returned_and_the_model_may_correct_them():
+    name, args = gold("Attraction-0", 0)
+    for mode in ("faithful", "improved"):
+        ep = episode("Attraction-0", mode)
+        bad = ep.play_turn([PredCall(0, name, {**args, "slug": 7})])[0]
+        assert bad.status == "format_error" and "should be a string" in bad.content["error"]
+        assert ep.ended is None
+        out = play(ep, [[(name, args)]])
+        assert out.success and out.predicted_calls == 2 and out.model_turns == 2, mode
+
+
+def test_faithful_fails_with_the_errors_of_the_last_tool_turn():
+    turns = gold_turns("Attraction-10")
+    (n1, a1), (n2, a2) = turns[1]
+    last = [(n1, a1), (n2, {**a2, "date": "2024-12-15"})]
+    faithful = play(episode("Attraction-10", "faithful"), [turns[0], last])
+    improved = play(episode("Attraction-10"), [turns[0], last])
+    assert [e.kind for e in faithful.terminal] == ["value_error"]  # GPT-style runner: last turn's errors
+    assert [e.kind for e in improved.terminal] == ["stop_early"]
+    assert faithful.first_error == improved.first_error == "value_error"
+
+
+def test_unpaired_extra_call_format_checked_only_when_improved():
+    turns = gold_turns("Attraction-0")
+    extra = ("Get_Availability", {"slug": 3})
+    for mode, status in (("faithful", "unpaired"), ("improved", "format_error")):
+        ep = episode("Attraction-0", mode)
+        results = ep.play_turn([PredCall(0, *turns[0][0]), PredCall(1, *extra)])
+        assert results[1].status == status
+
+
+def test_call_after_complete_path():
+    turns = gold_turns("Attraction-0")
+    extra = [("Get_Availability", {"slug": "x"})]
+    faithful = play(episode("Attraction-0", "faithful"), [turns[0], extra])
+    assert not faithful.success and faithful.first_error == "func_hallucination"
+    improved = play(episode("Attraction-0"), [turns[0], extra])
+    assert improved.success and improved.predicted_calls == 2 and improved.correct_calls == 1
+
+
+def test_stop_early_and_max_turns():
+    turns = gold_turns("Flights-0")
+    early = play(episode("Flights-0"), turns[:2])
+    assert not early.success and early.first_error == "stop_early" and early.completed_steps == 2
+    capped = play(episode("Flights-0"), turns[:2], stop="max_rounds")
+    assert capped.first_error == "max_turns"
+    infra = play(episode("Flights-0"), turns[:1], stop="error")
+    assert infra.infra and infra.first_error == "infra_error"
+
+
+def test_skipped_optional_lookups_are_pruned_at_the_end():
+    turns = gold_turns("Car-Rental-0")
+    out = play(episode("Car-Rental-0"), turns[1:])
+    assert out.success
+
+
+def test_faithful_mode_reproduces_the_upstream_pruning_slip():
+    # Two adjacent unmatched optional look-ups: upstream's in-place removal skips the second.
+    ep = episode("Car-Rental-0", "faithful")
+    turns = gold_turns("Car-Rental-0")
+    ep.pointer = len(ep.steps)  # as if every step had been appended
+    ep.current = [g for step in ep.steps for g in step]
+    ep.consumed = {g.uid for g in ep.current if not g.optional}
+    from callbench.scoring.cfb_outcome import finish
+    assert finish(ep, "answer").first_error == "stop_early"
+    assert len(turns) == 3
+
+
+def test_decode_errors():
+    name, args = gold("Attraction-0", 0)
+    faithful = play(episode("Attraction-0", "faithful"), [[(name, None)], [(name, args)]])
+    assert not faithful.success and faithful.first_error == "decode_error"
+    ep = episode("Attraction-0")
+    result = ep.play_turn([PredCall(0, name, None, "Expecting value")])[0]
+    assert result.status == "decode_error" and "not a valid JSON object" in result.content
+    assert play(ep, [[(name, args)]]).success
