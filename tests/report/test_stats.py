@@ -119,3 +119,11 @@ def test_synthetic_records_have_the_real_record_shape():
     for rec in make_records(12, error_rate=0.3, seed=8):
         parsed = CaseRecord.model_validate(rec)
         assert parsed.key == rec["key"] and parsed.status == rec["status"]
+
+
+def test_summary_accepts_case_record_objects():
+    from callbench.report.records import CaseRecord
+
+    recs = make_records(30, trials=2, error_rate=0.1, seed=12)
+    objects = [CaseRecord.model_validate(r) for r in recs]
+    assert stats.statistics_summary(objects) == stats.statistics_summary(recs)

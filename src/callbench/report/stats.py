@@ -253,6 +253,21 @@ def _z(confidence: float) -> float:
 # --- records -------------------------------------------------------------------------------
 
 
+_VIEW_FIELDS = ("key", "suite", "case_id", "category", "trial", "status", "harness_mode", "template",
+                "metadata", "retrieval_recall")
+
+
+def record_view(record: Any) -> Record:
+    """The fields statistics read, from a record dict or a ``CaseRecord`` (its trace is skipped)."""
+    if isinstance(record, Mapping):
+        return record
+    view = {name: getattr(record, name, None) for name in _VIEW_FIELDS}
+    view["verdicts"] = {
+        tier: {"passed": v.passed, "partial": v.partial} for tier, v in (getattr(record, "verdicts", None) or {}).items()
+    }
+    return view
+
+
 def tiers_of(records: Iterable[Record]) -> list[str]:
     """Scoring tiers (scorer names) present in the records, in first-seen order."""
     seen: dict[str, None] = {}
@@ -374,14 +389,17 @@ def _recall(done: Sequence[Record]) -> float | None:
     return _mean(values) if values else None
 
 
-def statistics_summary(records: Iterable[Record]) -> dict[str, Any]:
+def statistics_summary(records: Iterable[Any]) -> dict[str, Any]:
     """Statistics for ``summary.json``: one entry per (tier, harness mode), never pooled.
+
+    Args:
+        records: Record dicts (lines of ``records.jsonl``) or ``CaseRecord`` objects.
 
     Returns:
         ``{"strata": [stratum_statistics(...), ...], "confidence": 0.95}``, strata sorted by
         tier then harness mode.
     """
-    groups = strata(records)
+    groups = strata(record_view(r) for r in records)
     return {
         "confidence": 0.95,
         "strata": [stratum_statistics(recs, tier) for (tier, _mode), recs in sorted(groups.items())],

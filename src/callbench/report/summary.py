@@ -12,6 +12,7 @@ from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.report.records import SCHEMA_VERSION, CaseRecord, RunHeader
+from callbench.report.stats import statistics_summary
 
 
 def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> str | None:
@@ -44,6 +45,7 @@ def build_summary(header: RunHeader, records: list[CaseRecord], scorers: dict[st
         "qc_flags": qc_flags(completed),
     }
     summary["scorer_aggregates"] = _scorer_aggregates(scorers or {}, completed)
+    summary["statistics"] = statistics_summary(records)  # CIs, trials (pass@k, flip rate) per tier and mode
     return summary
 
 
