@@ -55,7 +55,7 @@ def _import(path: str, label: str) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name and not exc.name.startswith("callbench"):
             raise UserError(f"{label} needs the package {exc.name!r}; install it (see the README's extras)") from None
-        raise
+        raise UserError(f"{label} is not available in this installation (module {module_name} is missing)") from None
     return getattr(module, attr)
 
 

@@ -48,6 +48,11 @@ class RunConfig:
     cache: bool = True
     cache_path: Path | None = None
     price_table: Path | None = None
+    # display only (not recorded)
+    progress: str = "auto"
+    """``rich``, ``plain``, ``quiet`` or ``auto`` (rich on a terminal, plain otherwise)."""
+    watch: bool = False
+    """Print every round of every case as it happens (meant for ``--case ID``)."""
 
     def recorded_options(self) -> dict[str, Any]:
         """The engine options worth recording in ``run.json``."""
@@ -57,4 +62,43 @@ class RunConfig:
             "max_retry_time_s": self.max_retry_time_s, "request_timeout_s": self.request_timeout_s,
             "cache": self.cache, "case_ids": list(self.case_ids), "limit": self.limit,
             "suite_options": self.suite_options,
+            "config": config_to_dict(self),
         }
+
+
+PATH_FIELDS = ("data", "registry", "out_dir", "runs_root", "cache_path", "price_table")
+DISPLAY_FIELDS = ("progress", "watch", "resume")
+
+
+def config_to_dict(config: RunConfig) -> dict[str, Any]:
+    """A JSON-safe dict of the config (for ``run.json``; read back by :func:`config_from_dict`)."""
+    out: dict[str, Any] = {}
+    for name in config.__dataclass_fields__:
+        if name in DISPLAY_FIELDS:
+            continue
+        value = getattr(config, name)
+        if isinstance(value, Path):
+            value = str(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, GenerationSettings):
+            value = value.model_dump()
+        out[name] = value
+    return out
+
+
+def config_from_dict(data: dict[str, Any], **overrides: Any) -> RunConfig:
+    """Rebuild a config recorded by :func:`config_to_dict`, with ``overrides`` applied."""
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in RunConfig.__dataclass_fields__:
+            continue
+        if name in PATH_FIELDS and value is not None:
+            value = Path(value)
+        elif name in ("suites", "tiers", "case_ids"):
+            value = tuple(value)
+        elif name == "settings":
+            value = GenerationSettings(**value)
+        values[name] = value
+    values.update(overrides)
+    return RunConfig(**values)

@@ -1,0 +1,1 @@
+"""The ``callbench`` command line: one module per subcommand, each exposing ``register(app)``."""

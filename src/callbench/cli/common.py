@@ -1,0 +1,41 @@
+"""Helpers shared by subcommands: the console and the summary table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def summary_table(summary: dict[str, Any], title: str | None = None) -> Table:
+    """Strict accuracy per scorer (tier); partial score shown apart, labelled diagnostic."""
+    mode = summary.get("harness_mode")
+    table = Table(title=title or f"{summary.get('model', '')}  ·  harness mode: {mode}")
+    for column in ("scorer / tier", "n", "passed", "strict accuracy", "errors (excluded)", "mean partial (diagnostic)"):
+        table.add_column(column, justify="left" if column == "scorer / tier" else "right",
+                         no_wrap=column == "scorer / tier")
+    for name, figures in summary.get("tiers", {}).items():
+        table.add_row(name, str(figures["n"]), str(figures["passed"]), _pct(figures["accuracy"]),
+                      str(figures.get("n_error_excluded", 0)), _pct(figures["mean_partial_diagnostic"]))
+    return table
+
+
+def print_summary(summary: dict[str, Any], run_dir: Any = None) -> None:
+    console.print(summary_table(summary))
+    recall = summary.get("retrieval_recall")
+    extra = [f"retrieval recall {_pct(recall)}"] if recall is not None else []
+    extra.append(f"{summary.get('n_completed', 0)} completed, {summary.get('n_error', 0)} error records")
+    flags = summary.get("qc_flags") or []
+    if flags:
+        extra.append(f"{len(flags)} quality-control flag(s) in summary.json")
+    console.print("  " + " · ".join(extra))
+    if run_dir is not None:
+        console.print(f"  run folder: {run_dir}  (run.json, records.jsonl, summary.json)")

@@ -1,0 +1,64 @@
+"""Entry point of the ``callbench`` command; discovers every subcommand module in this package."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import typer
+
+from callbench.errors import CallbenchError, FatalProviderError, UserError
+
+app = typer.Typer(
+    name="callbench",
+    help="Strict, execution-backed, reproducible benchmarks of LLM function calling.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _discover() -> None:
+    """Import every ``callbench.cli.<module>`` that defines ``register(app)`` and let it add commands."""
+    import callbench.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name in ("main", "common") or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"callbench.cli.{info.name}")
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI. User errors print one line (no traceback) and exit 2."""
+    _discover()
+    try:
+        app(args=argv, standalone_mode=False)
+    except (UserError, FatalProviderError) as exc:
+        print(f"callbench: error: {exc}", file=sys.stderr)
+        return 2
+    except CallbenchError as exc:
+        print(f"callbench: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("callbench: interrupted; completed cases are saved (resume with --resume RUN_DIR)", file=sys.stderr)
+        return 130
+    except typer.Exit as exc:
+        return exc.exit_code
+    except Exception as exc:  # click usage errors and aborts
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return exc.exit_code
+        if isinstance(exc, click.exceptions.Abort):
+            return 1
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""``callbench run``: run suites against a model and score every case."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from callbench.cli.common import print_summary
+from callbench.errors import ConfigError
+from callbench.harness.config import RunConfig, config_from_dict
+from callbench.messages import GenerationSettings
+
+DEFAULT_SUITES = ("starter",)
+DEFAULT_MODEL = "baseline"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run", help="Run suites against a model (default: built-in suite, built-in baseline agent).")(run)
+
+
+def run(
+    suite: Annotated[Optional[list[str]], typer.Option("--suite", "-s", help="Suite name, spec or path (repeatable).")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED.")] = DEFAULT_MODEL,
+    tier: Annotated[Optional[list[str]], typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="production-parity or oracle-assisted.")] = "production-parity",
+    k: Annotated[str, typer.Option("--k", help="Top-k tool retrieval, or 'all'.")] = "24",
+    executor: Annotated[Optional[str], typer.Option("--executor", help="Override the suites' executor (e.g. contract).")] = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help="Local data set path for suites that need one.")] = None,
+    registry: Annotated[Optional[Path], typer.Option("--registry", help="Tool registry folder for path suites.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Suite option KEY=VALUE (repeatable).")] = None,
+    case: Annotated[Optional[list[str]], typer.Option("--case", help="Run only this case id (repeatable).")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="At most N cases per suite.")] = None,
+    trials: Annotated[int, typer.Option("--trials", help="Repeat every case K times.")] = 1,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Run folder (default runs/<timestamp>-<model>-<suite>).")] = None,
+    resume: Annotated[Optional[Path], typer.Option("--resume", help="Continue the run in this folder (re-runs error records).")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-c", help="Cases in flight at once.")] = 8,
+    delay: Annotated[float, typer.Option("--delay", help="Seconds between case starts.")] = 0.0,
+    rpm: Annotated[Optional[float], typer.Option("--rpm", help="Requests per minute per endpoint.")] = None,
+    tpm: Annotated[Optional[float], typer.Option("--tpm", help="Tokens per minute per endpoint.")] = None,
+    max_connections: Annotated[Optional[int], typer.Option("--max-connections", help="Open requests per endpoint.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
+    request_timeout: Annotated[Optional[float], typer.Option("--request-timeout", help="Seconds per model request.")] = None,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
+    max_tokens: Annotated[int, typer.Option("--max-tokens")] = 4096,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Provider sampling seed where supported.")] = None,
+    reasoning_effort: Annotated[Optional[str], typer.Option("--reasoning-effort")] = None,
+    thinking_budget: Annotated[Optional[int], typer.Option("--thinking-budget")] = None,
+    progress: Annotated[str, typer.Option("--progress", help="auto, rich, plain or quiet.")] = "auto",
+    watch: Annotated[bool, typer.Option("--watch", help="Print every round as it happens (use with --case).")] = False,
+) -> None:
+    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                  reasoning_effort=reasoning_effort, thinking_budget=thinking_budget,
+                                  timeout_s=request_timeout or 120.0)
+    if progress == "auto":
+        progress = "rich" if sys.stdout.isatty() else "plain"
+    engine_options: dict[str, Any] = dict(
+        concurrency=concurrency, delay_s=delay, rpm=rpm, tpm=tpm, max_connections=max_connections,
+        cache=not no_cache, request_timeout_s=request_timeout, progress=progress, watch=watch)
+    if resume is not None:
+        config = _resume_config(resume, engine_options)
+    else:
+        config = RunConfig(
+            suites=tuple(suite or DEFAULT_SUITES), model=model, tiers=tuple(tier or ()), harness_mode=mode,  # type: ignore[arg-type]
+            k=parse_k(k), executor=executor, data=data, registry=registry, suite_options=parse_options(option),
+            case_ids=tuple(case or ()), limit=limit, trials=trials, out_dir=out, settings=settings, **engine_options)
+    result = asyncio.run(_run(config))
+    if config.progress != "quiet":
+        print_summary(result.summary, result.run_dir)
+
+
+async def _run(config: RunConfig) -> Any:
+    from callbench.harness.engine import run_async
+
+    return await run_async(config, make_observers(config))
+
+
+def make_observers(config: RunConfig) -> list[Any]:
+    """Progress display observers (rich/plain/quiet and --watch)."""
+    try:
+        from callbench.report.progress import make_observers as report_observers
+    except ImportError:
+        return []
+    return list(report_observers(config))
+
+
+def _resume_config(run_dir: Path, engine_options: dict[str, Any]) -> RunConfig:
+    from callbench.report.records import read_header
+
+    header = read_header(run_dir)
+    recorded = header.options.get("config")
+    if not recorded:
+        raise ConfigError(f"{run_dir}: run.json has no recorded configuration; cannot resume")
+    return config_from_dict(recorded, out_dir=run_dir, resume=True, **engine_options)
+
+
+def parse_k(text: str) -> int | None:
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"--k must be a positive integer or 'all', got {text!r}") from None
+    if value < 1:
+        raise ConfigError("--k must be at least 1")
+    return value
+
+
+def parse_options(items: list[str] | None) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--option expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out

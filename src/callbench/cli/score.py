@@ -1,0 +1,25 @@
+"""``callbench score``: re-score a stored run offline (no model call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from callbench.cli.common import print_summary
+
+
+def register(app: typer.Typer) -> None:
+    app.command("score", help="Re-score a stored run's traces under any tier; no model is called.")(score)
+
+
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder (holding run.json and records.jsonl).")],
+    tier: Annotated[Optional[list[str]], typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")] = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help="Data path, if it moved since the run.")] = None,
+) -> None:
+    from callbench.harness.rescore import rescore
+
+    summary = rescore(run_dir, tuple(tier or ()), data=data)
+    print_summary(summary, run_dir)
