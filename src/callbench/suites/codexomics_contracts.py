@@ -27,6 +27,12 @@ from callbench.suites.codexomics_schema import sanitize_parameters
 from callbench.tools.contract import NAME_PATTERN
 
 CATEGORY_FILE = "tool_categories.yaml"
+# libyaml's loader is ~20x faster on the ~200 contracts; same safe semantics.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _safe_load(text: str) -> Any:
+    return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
 
 
 @dataclass
@@ -66,7 +72,7 @@ def _parse_yaml(path: Path, rel: str, problems: list[ImportProblem]) -> dict[str
         problems.append(ImportProblem(rel, "error", f"cannot read: {exc}; skipped"))
         return None
     try:
-        data = yaml.safe_load(text)
+        data = _safe_load(text)
     except yaml.YAMLError as exc:
         data = _repair_quotes(text)
         if data is None:
@@ -86,7 +92,7 @@ def _repair_quotes(text: str) -> dict[str, Any] | None:
     if "\\'" not in text:
         return None
     try:
-        data = yaml.safe_load(text.replace("\\'", "''"))
+        data = _safe_load(text.replace("\\'", "''"))
     except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None
