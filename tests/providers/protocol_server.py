@@ -30,6 +30,11 @@ class Turn:
     calls: list[tuple[str, str]] = field(default_factory=list)
     input_tokens: int = 10
     output_tokens: int = 5
+    ids: list[str] | None = None
+    """Call ids to send (default: ids made from the request serial)."""
+
+    def call_id(self, serial: int, index: int, prefix: str) -> str:
+        return self.ids[index] if self.ids else f"{prefix}_{serial}_{index}"
 
 
 @dataclass
@@ -42,6 +47,7 @@ class Fault:
 
 
 Responder = Callable[[Api, dict[str, Any]], Turn]
+FaultRule = Callable[[Api, dict[str, Any]], "Fault | None"]
 
 
 def first_tool_responder(api: Api, body: dict[str, Any]) -> Turn:
@@ -62,7 +68,7 @@ def first_tool_responder(api: Api, body: dict[str, Any]) -> Turn:
 def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
     """Render a :class:`Turn` as a response body of the given API."""
     if api == "openai":
-        calls = [{"id": f"call_{serial}_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+        calls = [{"id": turn.call_id(serial, i, "call"), "type": "function", "function": {"name": n, "arguments": a}}
                  for i, (n, a) in enumerate(turn.calls)]
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if calls:
@@ -73,7 +79,8 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
                           "total_tokens": turn.input_tokens + turn.output_tokens}}
     blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
     for i, (name, raw) in enumerate(turn.calls):
-        blocks.append({"type": "tool_use", "id": f"toolu_{serial}_{i}", "name": name, "input": json.loads(raw)})
+        blocks.append({"type": "tool_use", "id": turn.call_id(serial, i, "toolu"), "name": name,
+                       "input": json.loads(raw)})
     return {"id": f"msg_{serial}", "type": "message", "role": "assistant", "model": model, "content": blocks,
             "stop_reason": "tool_use" if turn.calls else "end_turn",
             "usage": {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens}}
@@ -86,6 +93,8 @@ class ProtocolServer:
         self.responder = responder
         self.latency_s = latency_s
         self.faults: deque[Fault] = deque()
+        self.fault_rule: FaultRule | None = None
+        """Called for every request after the queue; a returned fault is served instead of a reply."""
         self.requests: list[tuple[str, dict[str, Any], dict[str, str]]] = []
         self.record_requests = True
         self.port = 0
@@ -138,6 +147,9 @@ class ProtocolServer:
             self._serial += 1
             serial = self._serial
             fault = self.faults.popleft() if self.faults else None
+        if fault is None and self.fault_rule is not None:
+            fault = self.fault_rule(api, body)
+        with self._lock:
             if self.record_requests:
                 self.requests.append((path, body, headers))
         if self.latency_s:

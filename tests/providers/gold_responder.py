@@ -1,0 +1,110 @@
+"""A protocol-server responder that plays each starter case's gold path (the oracle) over HTTP.
+
+Driving the oracle through a real provider and the wire protocol must still score 100%: tool
+names, argument values and call ids survive the round trip. Answers are memoised per (case,
+round) so a retried request gets the same answer, as a deterministic model would give.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Coroutine
+from typing import Any
+
+from protocol_server import Api, Turn
+
+from callbench.messages import GenerationSettings, Message, ToolCall
+from callbench.providers.agents.oracle import OracleAgent
+from callbench.providers.wire import ToolNameMap, parse_arguments
+from callbench.suites.base import Suite, SuiteOptions
+from callbench.suites.builtin.starter import load_suite
+from callbench.tools.contract import ToolContract
+
+
+def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends (the oracle computes, it does not wait)."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("coroutine suspended")
+
+
+class GoldResponder:
+    """Callable responder for :class:`ProtocolServer`."""
+
+    def __init__(self, suite: Suite | None = None) -> None:
+        self.suite = suite or load_suite("", SuiteOptions())
+        self.by_prompt = {c.prompt_text(): c for c in self.suite.cases}
+        self.names = ToolNameMap.build(self.suite.registry.names())
+        self.players: dict[str, Any] = {}
+        self.memo: dict[tuple[str, int], Turn] = {}
+        self.lock = threading.Lock()
+
+    def case_of(self, api: Api, body: dict[str, Any]) -> Any:
+        return self.by_prompt[prompt_of(to_messages(api, body, self.names))]
+
+    def __call__(self, api: Api, body: dict[str, Any]) -> Turn:
+        messages = to_messages(api, body, self.names)
+        case = self.by_prompt[prompt_of(messages)]
+        key = (case.key, sum(m.role == "assistant" for m in messages))
+        with self.lock:
+            if key not in self.memo:
+                player = self.players.setdefault(case.key, OracleAgent().for_case(case))
+                tools = [_contract(api, t, self.names) for t in body.get("tools") or []]
+                turn = run_sync(player.generate(messages, tools, GenerationSettings()))
+                self.memo[key] = Turn(
+                    text=turn.text,
+                    calls=[(self.names.wire(c.name), json.dumps(c.arguments)) for c in turn.tool_calls],
+                    ids=[c.id for c in turn.tool_calls] or None,
+                )
+            return self.memo[key]
+
+
+def prompt_of(messages: list[Message]) -> str:
+    users = []
+    for message in messages:
+        if message.role == "assistant":
+            break
+        if message.role == "user":
+            users.append(message.content)
+    return "\n".join(users)
+
+
+def _contract(api: Api, tool: dict[str, Any], names: ToolNameMap) -> ToolContract:
+    if api == "openai":
+        fn = tool["function"]
+        return ToolContract(name=names.original(fn["name"]), parameters=fn["parameters"], strict=False)
+    return ToolContract(name=names.original(tool["name"]), parameters=tool["input_schema"], strict=False)
+
+
+def to_messages(api: Api, body: dict[str, Any], names: ToolNameMap) -> list[Message]:
+    """Read a request body back into provider-neutral messages."""
+    if api == "openai":
+        return [_openai_message(m, names) for m in body["messages"]]
+    out = [Message.system(body["system"])] if body.get("system") else []
+    for message in body["messages"]:
+        out += _anthropic_messages(message, names)
+    return out
+
+
+def _openai_message(raw: dict[str, Any], names: ToolNameMap) -> Message:
+    calls = [ToolCall(id=c["id"], name=names.original(c["function"]["name"]),
+                      arguments=parse_arguments(c["function"]["arguments"])[0]) for c in raw.get("tool_calls") or []]
+    return Message(role=raw["role"], content=raw.get("content") or "", tool_calls=calls,
+                   tool_call_id=raw.get("tool_call_id"))
+
+
+def _anthropic_messages(raw: dict[str, Any], names: ToolNameMap) -> list[Message]:
+    blocks = raw["content"] if isinstance(raw["content"], list) else [{"type": "text", "text": raw["content"]}]
+    if raw["role"] == "assistant":
+        text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
+        calls = [ToolCall(id=b["id"], name=names.original(b["name"]), arguments=b["input"])
+                 for b in blocks if b["type"] == "tool_use"]
+        return [Message(role="assistant", content=text, tool_calls=calls)]
+    results = [Message(role="tool", content=b["content"], tool_call_id=b["tool_use_id"])
+               for b in blocks if b["type"] == "tool_result"]
+    text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
+    return results or [Message.user(text)]
