@@ -58,3 +58,28 @@ def trace_of(turns: list[list[tuple[str, dict[str, Any]]]], final_text: str = "D
     trace = trace_from_calls(calls, final_text=final_text)
     trace.stop_reason = stop  # type: ignore[assignment]
     return trace
+
+
+def wire_turns(case: Any, turns: list[list[tuple[str, dict[str, Any]]]]) -> list[list[tuple[str, dict[str, Any]]]]:
+    """Turns with names as a model sees them (provider-safe), using the case's name map."""
+    names = case.executor_config["names"]
+    return [[(names.get(n, n), a) for n, a in turn] for turn in turns]
+
+
+class ScriptedProvider:
+    """A provider double: replies with queued texts (or a function of the prompt) and counts requests."""
+
+    name = "scripted"
+    model = "judge-1"
+
+    def __init__(self, replies: list[str] | None = None, reply_for: Any = None) -> None:
+        self.replies = list(replies or [])
+        self.reply_for = reply_for
+        self.requests: list[list[Any]] = []
+
+    async def generate(self, messages: list[Any], tools: list[Any], settings: Any) -> Any:
+        from callbench.messages import ModelTurn
+
+        self.requests.append(messages)
+        text = self.reply_for(messages) if self.reply_for else self.replies.pop(0)
+        return ModelTurn(text=text)

@@ -146,15 +146,18 @@ def test_skipped_optional_lookups_are_pruned_at_the_end():
 
 
 def test_faithful_mode_reproduces_the_upstream_pruning_slip():
-    # Two adjacent unmatched optional look-ups: upstream's in-place removal skips the second.
-    ep = episode("Car-Rental-0", "faithful")
-    turns = gold_turns("Car-Rental-0")
-    ep.pointer = len(ep.steps)  # as if every step had been appended
-    ep.current = [g for step in ep.steps for g in step]
-    ep.consumed = {g.uid for g in ep.current if not g.optional}
+    # Two adjacent unmatched optional look-ups: upstream's in-place removal skips the second one,
+    # so the sample counts as stop_early; improved mode prunes both.
     from callbench.scoring.cfb_outcome import finish
-    assert finish(ep, "answer").first_error == "stop_early"
-    assert len(turns) == 3
+
+    verdicts = {}
+    for mode in ("faithful", "improved"):
+        ep = episode("Car-Rental-0", mode)
+        ep.pointer = len(ep.steps)  # as if every step had been appended and all required calls matched
+        ep.current = [g for step in ep.steps for g in step]
+        ep.consumed = {g.uid for g in ep.current if not g.optional}
+        verdicts[mode] = finish(ep, "answer").first_error
+    assert verdicts == {"faithful": "stop_early", "improved": None}
 
 
 def test_decode_errors():

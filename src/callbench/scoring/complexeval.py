@@ -18,7 +18,7 @@ from callbench.scoring.base import Reason, Verdict
 from callbench.scoring.cfb_engine import Episode, JudgeLookup
 from callbench.scoring.cfb_metrics import aggregate_records
 from callbench.scoring.cfb_outcome import EpisodeOutcome, finish
-from callbench.scoring.cfb_types import CfbSettings, PredCall
+from callbench.scoring.cfb_types import CfbSettings, GoldCall, PredCall
 from callbench.scoring.embedders import Embedder, make_embedder
 from callbench.scoring.judge import Judge, VerdictCache
 from callbench.suites.case import Case
@@ -70,17 +70,25 @@ class ComplexEvalScorer:
             self._embedders[spec] = make_embedder(spec)
         return self._embedders[spec]
 
-    def _lookup(self, sample: CfbSample) -> JudgeLookup | None:
+    def _lookup(self, sample: CfbSample, asked: dict[str, bool]) -> JudgeLookup | None:
         if self.judge is None:
             return None
         judge, functions = self.judge, {f["name"]: f for f in sample.functions}
-        return lambda pred, gold: judge.lookup_call(pred, gold, functions.get(gold.name))
 
-    def replay(self, case: Case, trace: Trace) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
-        """Re-play the trace through a fresh episode (judge verdicts from the cache only)."""
+        def lookup(pred: PredCall, gold: GoldCall) -> bool | None:
+            function = functions.get(gold.name)
+            cached = judge.lookup_call(pred, gold, function)
+            return cached if cached is not None else asked.get(judge.call_key(pred, gold, function))
+
+        return lookup
+
+    def replay(self, case: Case, trace: Trace, asked: dict[str, bool] | None = None
+               ) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
+        """Re-play the trace through a fresh episode (judge verdicts from the cache, or ``asked``)."""
         sample, names = case_sample(case)
         settings = case_settings(case, self.overrides)
-        episode = Episode(sample, settings, self._embedder(settings.embedder), judge=self._lookup(sample))
+        lookup = self._lookup(sample, asked if asked is not None else {})
+        episode = Episode(sample, settings, self._embedder(settings.embedder), judge=lookup)
         for turn in trace_turns(trace, names):
             episode.play_turn(turn)
         return episode, finish(episode, trace.stop_reason), settings
@@ -92,17 +100,24 @@ class ComplexEvalScorer:
 
     async def ascore(self, case: Case, trace: Trace) -> Verdict:
         """Score, asking the judge for call verdicts and response scores it has not cached yet."""
-        episode, outcome, settings = self.replay(case, trace)
-        if self.judge is not None:
-            for _ in range(MAX_JUDGE_PASSES):
-                if not episode.judge_pending:
-                    break
-                query, functions = episode.sample.query, {f["name"]: f for f in episode.sample.functions}
-                await asyncio.gather(*(self.judge.judge_call(p, g, functions.get(g.name), query)
-                                       for p, g in episode.judge_pending))
-                episode, outcome, settings = self.replay(case, trace)
+        asked: dict[str, bool] = {}  # verdicts of this scoring, including uncacheable "no" answers
+        episode, outcome, settings = self.replay(case, trace, asked)
+        for _ in range(MAX_JUDGE_PASSES if self.judge is not None else 0):
+            if not episode.judge_pending:
+                break
+            await self._ask_pending(episode, asked)
+            episode, outcome, settings = self.replay(case, trace, asked)
         response = await self._response_scores(episode.sample, trace, settings)
         return self._verdict(case, trace, episode, outcome, settings, response=response)
+
+    async def _ask_pending(self, episode: Episode, asked: dict[str, bool]) -> None:
+        assert self.judge is not None
+        judge, query = self.judge, episode.sample.query
+        functions = {f["name"]: f for f in episode.sample.functions}
+        pairs = {judge.call_key(p, g, functions.get(g.name)): (p, g) for p, g in episode.judge_pending}
+        answers = await asyncio.gather(*(judge.judge_call(p, g, functions.get(g.name), query)
+                                         for p, g in pairs.values()))
+        asked.update(zip(pairs, answers, strict=True))
 
     # ------------------------------------------------------------ response judge
 
