@@ -127,3 +127,11 @@ def test_summary_accepts_case_record_objects():
     recs = make_records(30, trials=2, error_rate=0.1, seed=12)
     objects = [CaseRecord.model_validate(r) for r in recs]
     assert stats.statistics_summary(objects) == stats.statistics_summary(recs)
+
+
+def test_all_pass_with_trials_keeps_an_honest_interval():
+    recs = make_records(16, skill=1.0, trials=2, seed=3)
+    acc = stats.accuracy_interval(recs, "native-function-contract")
+    assert acc.estimate == 1.0 and acc.method == "wilson-clusters"
+    # Wilson over the 6 templates (16 cases, 3 per template): far from the degenerate [1, 1].
+    assert acc.low == pytest.approx(stats.wilson_interval(6, 6).low) and acc.high == 1.0

@@ -92,9 +92,16 @@ class RunTally:
         )
 
 
+SHORT_TIERS = {
+    "native-function-contract": "contract",
+    "real-tool-execution": "execution",
+    "task-completion-execution": "completion",
+}
+
+
 def _short(tier: str) -> str:
-    # "native-function-contract" -> "contract": keeps the bar on one line.
-    return tier.rsplit("-", 1)[-1] if tier.count("-") >= 2 else tier
+    # Short names keep the bar on one line; other scorers keep their own (already short) names.
+    return SHORT_TIERS.get(tier, tier)
 
 
 def _duration(seconds: float) -> str:

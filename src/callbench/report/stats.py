@@ -345,8 +345,14 @@ def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 
     done = [r for r in records if r.get("status") != "error"]
     flags = [passed(r, tier) for r in done]
     clusters = [template_of(r) or case_key(r) for r in done]
-    if len(set(clusters)) == len(clusters):
+    n_clusters = len(set(clusters))
+    if n_clusters == len(clusters):
         return wilson_interval(sum(flags), len(flags), confidence)
+    if all(flags) or not any(flags):
+        # A percentile bootstrap collapses to [0, 0] or [1, 1] here; Wilson over the number of
+        # independent clusters gives an honest interval instead.
+        iv = wilson_interval(sum(flags) and n_clusters, n_clusters, confidence)
+        return Interval(iv.estimate, iv.low, iv.high, "wilson-clusters")
     return bootstrap_interval([float(f) for f in flags], clusters, confidence=confidence)
 
 

@@ -86,6 +86,8 @@ def _md_cell(row: dict[str, Any], key: str) -> str:
         text = f"{100 * value:.1f}%"
     elif key == "ci" and row.get("ci_low") is not None:
         text = f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}%"
+    elif key == "mcnemar_p" and value is not None:
+        text = f"{value:.3g}"
     elif isinstance(value, float):
         text = f"{value:.3f}"
     else:

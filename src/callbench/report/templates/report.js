@@ -322,7 +322,10 @@
         el("div", {}, el("strong", { text: call ? `actual: ${call.tool}` : "actual: (no call)" }),
           call && call.parse_error ? el("pre", { text: `unparsable arguments: ${call.arguments_raw}` }) : keys.map((k) => line(act, k, exp))));
     });
-    return el("div", {}, blocks.length ? blocks : el("div", { class: "note", text: "no expected steps recorded" }));
+    const others = calls.map((c, j) => [c, j]).filter(([, j]) => !used.has(j));
+    const extra = others.length ? el("div", { "data-testid": "unmatched-calls" }, el("strong", { text: "calls not matched to an expected step" }),
+      others.map(([c, j]) => el("div", { class: "kv diff", text: `call ${j + 1} ${c.tool}: ${c.parse_error ? c.arguments_raw : json(c.arguments)}` }))) : null;
+    return el("div", {}, blocks.length ? blocks : el("div", { class: "note", text: "no expected steps recorded" }), extra);
   }
 
   // ---- live mode ----------------------------------------------------------------------------
