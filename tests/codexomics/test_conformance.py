@@ -144,3 +144,27 @@ def test_every_deliberately_wrong_run_fails(golden):
 def test_golden_runs_schema_validity_is_reported(golden):
     # The runs target the legacy evaluator; many are not schema-valid against the contracts.
     assert 0 < golden.schema_valid_runs < 29
+
+
+def test_catalog_factory_imports_on_the_fly(cx_data):
+    from callbench.suites.base import SuiteOptions
+    from callbench.suites.codexomics import load_suite
+
+    complex_suite = load_suite("complex", SuiteOptions(data=cx_data))
+    assert complex_suite.name == "codexomics-complex" and len(complex_suite.cases) == 29
+    assert len(complex_suite.registry) == 195 and complex_suite.executor == "contract"
+    assert any("repaired" in line for line in complex_suite.metadata["import_problems"])
+
+
+def test_catalog_factory_errors_are_one_line_user_errors(tmp_path, monkeypatch):
+    from callbench.errors import UserError
+    from callbench.suites.base import SuiteOptions
+    from callbench.suites.codexomics import load_suite
+
+    monkeypatch.delenv("CALLBENCH_CODEXOMICS_DATA", raising=False)
+    with pytest.raises(UserError, match="needs --data"):
+        load_suite("", SuiteOptions())
+    with pytest.raises(UserError, match="choose one of"):
+        load_suite("medium", SuiteOptions(data=tmp_path))
+    with pytest.raises(UserError, match="missing"):
+        load_suite("simple", SuiteOptions(data=tmp_path))

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from callbench.errors import UserError
+from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.case import Case
 from callbench.suites.codexomics_cases import CaseContext, CaseOptions, convert_case
 from callbench.suites.codexomics_contracts import annotate, contract_mapping, load_registry_dir
@@ -160,3 +161,47 @@ def _validate(result: ImportResult) -> None:
             continue
         kept.append(case)
     result.cases = kept
+
+
+SUITE_FILES = {"simple": ("automatic_simple.json",), "complex": ("automatic_complex.json",),
+               "all": ("automatic_simple.json", "automatic_complex.json")}
+
+
+def load_suite(spec: str, options: SuiteOptions) -> Suite:
+    """Catalog factory: ``--suite codexomics[:simple|complex|all] --data DIR`` imports on the fly.
+
+    ``DIR`` (or ``$CALLBENCH_CODEXOMICS_DATA``) holds the app's suite dumps and ``tools_registry/``;
+    ``--registry`` overrides the contracts folder. Import problems are kept in
+    ``suite.metadata["import_problems"]``; run ``callbench import codexomics`` to see them.
+    """
+    import os
+
+    from callbench.tools.registry import ToolRegistry
+
+    which = spec or "all"
+    if which not in SUITE_FILES:
+        raise UserError(f"codexomics suite {which!r}: choose one of {', '.join(SUITE_FILES)}")
+    data = options.data or (Path(os.environ["CALLBENCH_CODEXOMICS_DATA"])
+                            if os.environ.get("CALLBENCH_CODEXOMICS_DATA") else None)
+    if data is None:
+        raise UserError("the codexomics suite needs --data DIR: a folder with the app's automatic_simple.json, "
+                        "automatic_complex.json and tools_registry/ (not shipped with callbench)")
+    files = [Path(data) / name for name in SUITE_FILES[which]]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise UserError(f"codexomics suite: missing {', '.join(missing)}")
+    resolve = bool(options.extra.get("resolve_refs", False))
+    result = import_codexomics(files, options.registry or Path(data) / "tools_registry",
+                               options=CaseOptions(resolve_refs=resolve))
+    registry = ToolRegistry([ToolContract.model_validate(c) for c in result.contracts.values()],
+                            source=str(options.registry or Path(data) / "tools_registry"))
+    return Suite(
+        name="codexomics" if which == "all" else f"codexomics-{which}",
+        cases=[Case.model_validate(c) for c in result.cases],
+        registry=registry,
+        executor="contract",
+        system_prompt=SYSTEM_PROMPT,
+        description="CodeXomics automatic suites, imported from the app's files.",
+        source=str(data),
+        metadata={"import_problems": [p.line() for p in result.problems], "codexomics": result.suites},
+    )
