@@ -127,7 +127,7 @@ class DagScorer:
             reasons.append(Reason(code="answer_mismatch", message=why))
         return not reasons, reasons
 
-    def aggregate(self, records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
         """Success rate per setting and arm with Wilson intervals, and the restatement effect."""
         return aggregate(records)
 
@@ -143,19 +143,31 @@ def _verdict(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return verdict if isinstance(verdict, Mapping) else None
 
 
-def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per (setting, arm): n, successes, Wilson CI, efficiency, failure classes; plus restatement."""
+def _as_mapping(record: Any) -> Mapping[str, Any]:
+    """A record as a plain mapping (records.jsonl lines and ``CaseRecord`` objects both work)."""
+    if isinstance(record, Mapping):
+        return record
+    verdicts = {name: v.model_dump(mode="json") for name, v in (record.verdicts or {}).items()}
+    return {"verdicts": verdicts, "trial": record.trial, "status": record.status, "metadata": record.metadata}
+
+
+def aggregate(records: Iterable[Any]) -> dict[str, Any]:
+    """Per (setting, arm): n, successes, Wilson CI, efficiency, failure classes; plus restatement.
+
+    Error records (no ``dag`` verdict) are counted per setting, never scored.
+    """
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     errors: Counter[str] = Counter()
-    for rec in records:
+    for rec in map(_as_mapping, records):
         verdict = _verdict(rec)
         if verdict is None:
-            errors[str((rec.get("metadata") or {}).get("setting", "?"))] += rec.get("status") == "error"
+            if rec.get("status") == "error":
+                errors[str((rec.get("metadata") or {}).get("setting", "?"))] += 1
             continue
         det = verdict.get("details") or {}
         groups[(det.get("setting", "?"), "restate" if det.get("restate") else "plain")].append(rec)
     rows = [_row(setting, arm, recs) for (setting, arm), recs in sorted(groups.items())]
-    return {"rows": rows, "restatement": _restatement(groups), "errors": dict(+errors)}
+    return {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
 
 
 def _row(setting: str, arm: str, recs: list[Mapping[str, Any]]) -> dict[str, Any]:
