@@ -217,11 +217,11 @@ def write_fixtures(proteins: dict[str, tuple[str, str]]) -> None:
     """Bundled answers for the tools that stand in for remote services (UniProt, AlphaFold, ...)."""
     entries = {}
     for i, (gene, (product, seq)) in enumerate(sorted(proteins.items())):
-        acc = f"Q9SYN{i:1d}" if i < 10 else f"Q9SY{i:02d}"
+        acc = f"Q9S{i:02d}{(7 * i) % 10}"  # UniProt accession shape [OPQ][0-9][A-Z0-9]{3}[0-9]
         entries[gene] = {
             "accession": acc, "gene": gene, "protein_name": product, "organism": "Escherichia coli",
             "length": len(seq), "sequence": seq, "alphafold_id": f"AF-{acc}-F1",
-            "pdb_ids": [f"{i + 1}S{gene[:2].upper()}"] if i % 3 == 0 else [],
+            "pdb_ids": [f"{i % 9 + 1}{gene[:3].upper()}"] if i % 3 == 0 else [],
             "interpro": [{"id": f"IPR{100000 + 37 * i:06d}", "name": f"{product} domain",
                           "start": 5, "end": max(6, len(seq) - 10)}],
         }

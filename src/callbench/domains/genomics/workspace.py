@@ -143,9 +143,9 @@ class Workspace:
         """A user path inside the workspace folder (relative to the working directory)."""
         if not path or not str(path).strip():
             raise ToolError("empty file path")
-        base = (self.root / self.cwd).resolve()
-        full = (base / path).resolve() if not os.path.isabs(path) else Path(path).resolve()
+        # normpath, not resolve(): data/ holds symlinks into the package, which must stay usable.
         root = self.root.resolve()
+        full = Path(os.path.normpath(path if os.path.isabs(path) else root / self.cwd / path))
         if full != root and root not in full.parents:
             raise ToolError(f"path {path!r} is outside the workspace folder")
         if must_exist and not full.exists():
@@ -154,7 +154,7 @@ class Workspace:
 
     def relative(self, path: Path) -> str:
         """A path as shown to the model: relative to the workspace folder."""
-        return path.resolve().relative_to(self.root.resolve()).as_posix()
+        return Path(os.path.normpath(path)).relative_to(self.root.resolve()).as_posix()
 
     def write_file(self, path: str, text: str) -> str:
         """Write a text file inside the workspace and record it; returns its relative path."""

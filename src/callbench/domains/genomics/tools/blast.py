@@ -142,11 +142,11 @@ def search(entries: list[tuple[str, str]], query: str, kind: str, evalue: float,
             bits = (lam * aln.score - math.log(k)) / math.log(2)
             e = len(query) * db_len * 2 ** -bits
             if e <= evalue:
-                (qs, qe), (ss, se) = aln.aligned[0][0], aln.aligned[1][-1]
+                s_begin, s_end = int(aln.aligned[1][0][0]), int(aln.aligned[1][-1][1])
                 ident = sum(a == b for a, b in zip(aln[0], aln[1]))
-                hits.append({"subject": sid, "score": aln.score, "bits": round(bits, 1), "evalue": float(f"{e:.3g}"),
-                             "identity": round(100 * ident / aln.shape[1], 1), "alignmentLength": aln.shape[1],
-                             "subjectStart": s_from + aln.aligned[1][0][0] + 1, "subjectEnd": s_from + se})
+                hits.append({"subject": sid, "score": float(aln.score), "bits": round(bits, 1), "evalue": float(f"{e:.3g}"),
+                             "identity": round(100 * ident / aln.shape[1], 1), "alignmentLength": int(aln.shape[1]),
+                             "subjectStart": s_from + s_begin + 1, "subjectEnd": s_from + s_end})
     hits.sort(key=lambda h: (h["evalue"], -h["score"]))
     return hits[:max_hits]
 

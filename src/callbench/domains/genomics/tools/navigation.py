@@ -26,7 +26,7 @@ def find_feature(ws: Workspace, name: str, kinds: tuple[str, ...] = ("gene", "CD
       params={"chromosome": CHROM, "position": integer("Position to centre on", minimum=1), "start": START,
               "end": END},
       any_of=(("position",), ("start",)), alternative_keys={"position": [["start"]]},
-      keywords=("go to", "jump", "goto", "coordinate", "region"), result=VIEW)
+      keywords=("go to", "jump", "goto", "coordinate", "region", "look at", "view", "browse"), result=VIEW)
 def navigate_to_position(ws: Workspace, chromosome: str | None = None, position: int | None = None,
                          start: int | None = None, end: int | None = None) -> dict[str, Any]:
     chrom = ws.chromosome(chromosome)

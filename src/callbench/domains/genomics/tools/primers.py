@@ -132,7 +132,6 @@ def save_primer(ws: Workspace, name: str, sequence: str, notes: str = "", tm: fl
     entry = {"name": name, "sequence": seq, "length": len(seq),
              "tm": tm if tm is not None else round(primer3.calc_tm(seq), 2), "notes": notes}
     ws.primers[name] = entry
-    ws.tracks["primers"] = ws.tracks.get("primers", False)
     return {"saved": name, "primerCount": len(ws.primers), **entry}
 
 

@@ -86,7 +86,8 @@ def find_repeats(ws: Workspace, chromosome: str | None = None, start: int | None
     found = []
     for unit in range(2, maxUnit + 1):
         for m in re.finditer(r"([ACGT]{%d})\1{%d,}" % (unit, minCopies - 1), seq):
-            if len(set(m.group(1))) > 1:
+            # Short units repeat by chance in random DNA; require 12 bp in total to call a repeat.
+            if len(set(m.group(1))) > 1 and len(m.group(0)) >= 12:
                 found.append({"start": s + m.start(), "end": s + m.end() - 1, "unit": m.group(1),
                               "copies": len(m.group(0)) // unit})
     found = [f for f in found if not any(o is not f and o["start"] <= f["start"] and f["end"] <= o["end"]

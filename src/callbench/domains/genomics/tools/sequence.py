@@ -102,7 +102,7 @@ def translate_sequence(ws: Workspace, sequence: str, frame: int = 1, genetic_cod
 
 
 @tool(CAT, "GC content (percent) of a sequence given directly.", params={"sequence": SEQ},
-      required=("sequence",), read_only=True, keywords=("GC percent", "guanine cytosine"),
+      required=("sequence",), read_only=True, keywords=("GC percent", "GC percentage", "guanine cytosine"),
       result={"gcPercent": {"type": "number"}})
 def compute_gc(ws: Workspace, sequence: str) -> dict[str, Any]:
     dna = clean_dna(sequence)
