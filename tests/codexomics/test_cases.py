@@ -85,3 +85,18 @@ def test_hoisted_required_and_repaired_yaml_reported(mini_data):
     result = run(mini_data)
     assert result.contracts["switch_to_tab"]["parameters"]["required"] == ["tab_id"]
     assert any(p.where == "sequence/digest.yaml" and "repaired" in p.message for p in result.problems)
+
+
+def test_required_key_spelled_differently_is_renamed_to_the_required_spelling():
+    from callbench.suites.codexomics_finish import finish_case
+
+    contracts = {"toggle_track": {"parameters": {"type": "object", "required": ["track_name"], "properties": {
+        "track_name": {"type": "string", "enum": ["gc", "gc_content", "variants"]},
+        "trackName": {"type": "string"}, "visible": {"type": "boolean"}}}}}
+    case = {"id": "s:t", "expected": [{"id": "toggle_track", "tool": "toggle_track",
+                                       "arguments": {"trackName": "gc_content", "visible": False}}]}
+    problems: list = []
+    finish_case(case, contracts, problems)
+    args = case["expected"][0]["arguments"]
+    assert args == {"track_name": {"$one_of": ["gc_content", "gc"]}, "visible": False}
+    assert "renamed to the required 'track_name'" in problems[0].message

@@ -15,7 +15,7 @@ from typing import Any
 
 from callbench.suites.codexomics_cases import CaseContext
 from callbench.suites.codexomics_examples import example_for_schema, fill_examples
-from callbench.suites.codexomics_rules import TRACK_NAME_ALIASES, ImportProblem, track_canonical
+from callbench.suites.codexomics_rules import TRACK_NAME_ALIASES, ImportProblem, normalize_key, track_canonical
 from callbench.suites.codexomics_schema import infer_schema
 
 ADDED_NOTE = "Key expected by the CodeXomics suites but absent from the upstream contract (added by the importer)."
@@ -60,6 +60,13 @@ def _require_keys(step: dict[str, Any], schema: dict[str, Any], where: str,
     props = schema.get("properties", {})
     for key in schema.get("required", []) or []:
         if key in args:
+            continue
+        twin = next((k for k in args if normalize_key(k) == normalize_key(key)), None)
+        if twin is not None:
+            # Upstream compares keys case- and underscore-insensitively, so trackName is the
+            # required track_name; use the spelling the schema requires.
+            args[key] = args.pop(twin)
+            problems.append(ImportProblem(where, "info", f"key {twin!r} renamed to the required {key!r}"))
             continue
         args[key] = optional_any(_example_for_required(key, props.get(key, {})))
         problems.append(ImportProblem(
