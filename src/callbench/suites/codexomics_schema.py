@@ -105,22 +105,15 @@ def infer_schema(values: list[Any]) -> dict[str, Any]:
     return {"type": kinds[0] if len(kinds) == 1 else kinds}
 
 
+# bool before int: True is an int in Python but a boolean in JSON.
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
+               (dict, "object"))
+
+
 def _json_type(value: Any) -> str | None:
     if isinstance(value, dict) and any(k.startswith("$") for k in value):
         return _marker_type(value)
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return None
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), None)
 
 
 def _marker_type(marker: dict[str, Any]) -> str | None:
