@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from dag_helpers import play
 
 from callbench.messages import ModelTurn, ToolCall
 from callbench.providers.agents.noisy import NoisyAgent
@@ -11,7 +12,6 @@ from callbench.providers.agents.planner import PlannerAgent, make_provider
 from callbench.providers.base import Provider
 from callbench.suites.base import SuiteOptions
 from callbench.suites.dag import load_suite
-from dag_helpers import play
 
 # A sample of the paper's grid: n_core 5-40, shallow / middle / deepest depth, CIN and DIN 0-20.
 GRID_SPECS = [
@@ -121,7 +121,7 @@ def test_scripted_noisy_run_counts_every_failure_class() -> None:
         [(a["name"], true_a)],                             # correct
         [(conn["name"], {conn["inputs"][0]: 0})],          # a distractor call (maybe incorrect)
     ]
-    trace, verdict = play(suite, case, _Script(turns))
+    _trace, verdict = play(suite, case, _Script(turns))
     counts = verdict.details["failure_counts"]
     for cls in ("unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value"):
         assert counts.get(cls, 0) >= 1, cls

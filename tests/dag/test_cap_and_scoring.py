@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from dag_helpers import play
 
 from callbench.generate.dag_answer import lenient_match, strict_match
 from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
@@ -13,8 +14,6 @@ from callbench.providers.base import Provider
 from callbench.suites.base import SuiteOptions
 from callbench.suites.dag import load_suite
 from callbench.tools.contract import ToolContract
-
-from dag_helpers import play
 
 
 class Wasteful(Provider):
@@ -35,7 +34,7 @@ class Wasteful(Provider):
         turns = sum(1 for m in messages if m.role == "assistant")
         if turns < self.waste:
             beliefs = read_conversation(messages[:1], tools)
-            source = sorted(beliefs.callable(), key=lambda f: f.rank)[0]
+            source = min(beliefs.callable(), key=lambda f: f.rank)
             args = {p: beliefs.values[t] for p, t in zip(source.params, source.input_types, strict=True)}
             call = ToolCall(id=f"w{turns}", name=source.name, arguments_raw=json.dumps(args), arguments=args)
             return ModelTurn(tool_calls=[call])
@@ -73,7 +72,7 @@ def test_one_call_beyond_the_fixed_cap_ends_without_answer() -> None:
 
 def test_planner_success_has_efficiency_one_and_no_failures() -> None:
     suite = _suite()
-    trace, verdict = play(suite, suite.cases[0], PlannerAgent())
+    _trace, verdict = play(suite, suite.cases[0], PlannerAgent())
     assert verdict.passed and verdict.metrics["efficiency"] == 1.0
     assert verdict.details["failure_counts"] == {} and verdict.details["first_failure"] is None
     assert verdict.details["distractor_calls"] == {"conn": 0, "dis": 0}
@@ -104,8 +103,7 @@ def test_lenient_rule_is_selectable_and_recorded() -> None:
     lenient_suite = _suite(";scoring=lenient")
     for suite, passed, rule in ((strict_suite, False, "strict"), (lenient_suite, True, "lenient")):
         case = suite.cases[0]
-        value = case.executor_config["task"]["values"]
-        _, verdict = play(suite, case, Wasteful(waste=0, answer="Either 1000 or {}".format(_target_value(case))))
+        _, verdict = play(suite, case, Wasteful(waste=0, answer=f"Either 1000 or {_target_value(case)}"))
         assert verdict.passed is passed and verdict.details["rule"] == rule
 
 

@@ -57,7 +57,7 @@ def test_structural_failures_and_their_order(name, args, failure) -> None:
 
 
 def test_premature_call_is_not_yet_known_and_returns_a_wrong_value() -> None:
-    task, (a, b, t) = chain_task()
+    task, (_a, b, t) = chain_task()
     rt = DagRuntime(task)
     res = rt.call(b.name, true_args(task, b))  # right value, but a was never called
     assert res.failure == "not_yet_known" and res.cause == "premature"
@@ -104,7 +104,7 @@ def test_din_root_guess_is_incorrect_value_as_in_the_official_code() -> None:
 
 
 def test_explicit_mode_returns_errors_and_no_value() -> None:
-    task, (a, b, _) = chain_task()
+    task, (_a, b, _) = chain_task()
     rt = DagRuntime(task, RuntimeConfig(mode="explicit"))
     res = rt.call(b.name, true_args(task, b))
     assert res.failure == "not_yet_known" and res.value is None and res.text == "Error occurred."
@@ -113,7 +113,7 @@ def test_explicit_mode_returns_errors_and_no_value() -> None:
 
 
 def test_wrong_values_are_seeded_per_task() -> None:
-    task, (a, b, _) = chain_task()
+    task, (_a, b, _) = chain_task()
     runs = [[DagRuntime(task, seed=s).call(b.name, true_args(task, b)).value for _ in range(1)] for s in (0, 0)]
     assert runs[0] == runs[1]
     many = {DagRuntime(task, seed=s).call(b.name, true_args(task, b)).value for s in range(20)}

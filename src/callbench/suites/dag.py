@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
+
 from pydantic import ValidationError
 
 from callbench._names import did_you_mean
