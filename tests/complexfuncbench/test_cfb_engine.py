@@ -1,5 +1,6 @@
-from callbench.scoring.cfb_types import GENERIC_ERROR, PredCall
 from cfb_helpers import episode, gold, gold_turns, play, sample
+
+from callbench.scoring.cfb_types import GENERIC_ERROR, PredCall
 
 
 def test_gold_path_succeeds_in_both_modes_for_every_fixture_sample():

@@ -1,10 +1,11 @@
 import asyncio
 import json
 
+from cfb_helpers import ScriptedProvider, gold_turns, trace_of, wire_turns
+
 from callbench.scoring.complexeval import ComplexEvalScorer
 from callbench.scoring.judge import PROMPT_HASH, Judge, VerdictCache, parse_json_object
 from callbench.suites.complexfuncbench import load_suite
-from cfb_helpers import ScriptedProvider, gold_turns, trace_of, wire_turns
 
 
 def _case(mode="improved", sid="Hotels-0"):

@@ -1,11 +1,18 @@
 import pytest
+from cfb_helpers import sample
 
 from callbench.scoring.cfb_match import (
-    CallError, classify_mismatch, critical_gate, critical_table, format_error, norm_value,
-    response_equivalent, rule_match, schema_defaults,
+    CallError,
+    classify_mismatch,
+    critical_gate,
+    critical_table,
+    format_error,
+    norm_value,
+    response_equivalent,
+    rule_match,
+    schema_defaults,
 )
 from callbench.scoring.cfb_types import PredCall
-from cfb_helpers import sample
 
 HOTELS = sample("Hotels-0")
 FUNCS = {f["name"]: f for f in HOTELS.functions}

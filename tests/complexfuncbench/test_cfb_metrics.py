@@ -1,9 +1,9 @@
 import pytest
+from cfb_helpers import gold_turns, trace_of, wire_turns
 
 from callbench.scoring.cfb_metrics import aggregate_records, ratio_interval
 from callbench.scoring.complexeval import ComplexEvalScorer
 from callbench.suites.complexfuncbench import load_suite
-from cfb_helpers import gold_turns, trace_of, wire_turns
 
 
 def _records(mode: str, traces: dict[str, object]) -> list[dict]:
@@ -20,7 +20,7 @@ def _records(mode: str, traces: dict[str, object]) -> list[dict]:
 
 def _reordered_filter(case):
     turns = gold_turns("Hotels-10")
-    name, args = turns[2][0]
+    _name, args = turns[2][0]
     # Reordered filter plus an explicit default: the rule matcher fails on the key sets, then the
     # faithful gate compares the critical filter verbatim; improved compares it as a set.
     args["categories_filter"] = ",".join(reversed(args["categories_filter"].split(",")))

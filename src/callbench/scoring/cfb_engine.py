@@ -16,11 +16,21 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from callbench.scoring.cfb_match import (
-    CallError, MatchMethod, canonical, classify_mismatch, critical_gate, format_error,
-    response_equivalent, rule_match,
+    CallError,
+    MatchMethod,
+    canonical,
+    classify_mismatch,
+    critical_gate,
+    format_error,
+    response_equivalent,
+    rule_match,
 )
 from callbench.scoring.cfb_types import (
-    GENERIC_ERROR, CfbSettings, GoldCall, PredCall, gold_calls_of,
+    GENERIC_ERROR,
+    CfbSettings,
+    GoldCall,
+    PredCall,
+    gold_calls_of,
 )
 from callbench.scoring.embedders import Embedder
 from callbench.suites.cfb_data import CfbSample

@@ -172,7 +172,7 @@ def critical_gate(pred: CallLike, gold: CallLike, *, improved: bool) -> CallErro
     return None
 
 
-_DEFAULT_RE = re.compile(r"\bdefault(?: value)?(?: is|:|=)\s*['\"`]?([^'\"`,;\s]+?)['\"`]?(?:[.,;]?\s|[.,;]?$)", re.I)
+_DEFAULT_RE = re.compile(r"\bdefault(?: value)?(?: is|:|=)\s*['\"`]?([^'\"`,;\s]+?)['\"`]?(?:[.,;]?\s|[.,;]?$)", re.IGNORECASE)
 
 
 def schema_defaults(function: dict[str, Any]) -> dict[str, Any]:

@@ -35,10 +35,10 @@ def build_judge(config: dict[str, Any]) -> Judge | None:
     spec = config.get("judge")
     if not spec:
         return None
-    from callbench.catalog import catalog  # lazy: the catalog imports every scorer module
+    from callbench.providers.model import Model, make_provider  # lazy: the catalog imports scorers
 
-    provider_name, _, model = str(spec).partition(":")
-    provider = catalog().providers.get(provider_name)(model)
+    # The Model wrapper adds retries and rate limits; verdicts are cached by the judge itself.
+    provider = Model(make_provider(str(spec)))
     cache = VerdictCache(config.get("judge_cache"))
     return Judge(provider, label=str(spec), cache=cache)
 

@@ -44,7 +44,7 @@ PROMPT_HASH = sha256_of({"call": CALL_SYSTEM, "completeness": COMPLETENESS_SYSTE
 """Recorded with every judged verdict; changing any prompt changes it (and invalidates the cache)."""
 
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=512, tool_choice="none")
-_JSON_OBJECT = re.compile(r"\{.*\}", re.S)
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 def parse_json_object(text: str) -> dict[str, Any] | None:
@@ -96,12 +96,16 @@ class Judge:
     def describe(self) -> dict[str, Any]:
         return {"judge_model": self.label, "prompt_hash": PROMPT_HASH}
 
-    async def _ask(self, system: str, user: str) -> dict[str, Any] | None:
+    async def _ask(self, system: str, user: str, *, tolerate_outage: bool) -> dict[str, Any] | None:
         self.requests += 1
         try:
             turn = await self.provider.generate([Message.system(system), Message.user(user)], [], JUDGE_SETTINGS)
         except ProviderError:
-            return None  # a judge outage leaves the verdict missing; it is never a model failure
+            # A judge outage is never a model failure: a missing response score lowers coverage; a
+            # missing call verdict makes the scoring fail (an error record) rather than a mismatch.
+            if tolerate_outage:
+                return None
+            raise
         return parse_json_object(turn.text)
 
     # ------------------------------------------------------------ call equivalence
@@ -126,7 +130,7 @@ class Judge:
             f"Call 1:\n{json.dumps({'name': pred.name, 'arguments': pred.arguments}, ensure_ascii=False)}\n\n"
             f"Call 2:\n{json.dumps({'name': gold.name, 'arguments': gold.arguments}, ensure_ascii=False)}"
         )
-        reply = await self._ask(CALL_SYSTEM, user)
+        reply = await self._ask(CALL_SYSTEM, user, tolerate_outage=False)
         if reply is None or not isinstance(reply.get("is_equal"), bool):
             return False  # as upstream: no parsable verdict counts as not equal (and is not cached)
         self.cache.put(key, {"is_equal": reply["is_equal"], "reason": str(reply.get("reason", ""))})
@@ -142,9 +146,20 @@ class Judge:
         cached = self.cache.get(key)
         if cached is not None:
             return int(cached["score"])
-        reply = await self._ask(system, f"{context}\n\nAssistant's final answer:\n{answer}")
-        score = reply.get("score") if reply else None
-        if isinstance(score, bool) or not isinstance(score, int) or score not in (0, 1, 2):
+        reply = await self._ask(system, f"{context}\n\nAssistant's final answer:\n{answer}", tolerate_outage=True)
+        score = _as_score(reply.get("score") if reply else None)
+        if score is None:
             return None
         self.cache.put(key, {"score": score, "reason": str(reply.get("reason", "")) if reply else ""})
         return score
+
+
+def _as_score(value: Any) -> int | None:
+    """A 0-2 score from a judge reply (``2``, ``2.0`` or ``"2"``), else ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value in (0, 1, 2) else None

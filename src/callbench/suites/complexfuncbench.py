@@ -36,7 +36,8 @@ def fixture_path() -> Path:
 
 
 def _parse_spec(spec: str, options: SuiteOptions) -> tuple[bool, str]:
-    parts = [p for p in spec.split(":")[1:] if p]
+    # The catalog passes the text after "complexfuncbench:"; the full spec is accepted as well.
+    parts = [p for p in spec.split(":") if p and p != SUITE_NAME]
     fixture = "fixture" in parts
     modes = [p for p in parts if p in MODES]
     unknown = [p for p in parts if p != "fixture" and p not in MODES]
@@ -46,6 +47,13 @@ def _parse_spec(spec: str, options: SuiteOptions) -> tuple[bool, str]:
         )
     mode = modes[0] if modes else str(options.extra.get("mode", "improved"))
     return fixture, mode
+
+
+def _flag(value: Any) -> bool:
+    # Options from the command line arrive as text ("-o strict=true").
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
 
 
 def _settings(mode: str, extra: dict[str, Any]) -> CfbSettings:
@@ -79,7 +87,7 @@ def load_suite(spec: str = SUITE_NAME, options: SuiteOptions | None = None) -> S
         )
     else:
         path = Path(options.data)
-    report = read_jsonl(path, strict=bool(options.extra.get("strict", False)))
+    report = read_jsonl(path, strict=_flag(options.extra.get("strict", False)))
     for problem in report.problems:
         log.warning("skipped %s", problem)
     if not report.samples:
