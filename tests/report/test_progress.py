@@ -89,3 +89,17 @@ def test_watch_prints_rounds_calls_and_verdicts_without_markup():
     assert "native-function-contract: FAIL" in text
     code = rec["verdicts"]["native-function-contract"]["reasons"][0]["code"]
     assert f"    {code}: argument name differs" in text
+
+
+def test_make_observers_from_run_config(tmp_path):
+    from callbench.harness.config import RunConfig
+
+    stream = io.StringIO()
+    observers = make_observers({"progress": "auto", "watch": False, "runs_root": tmp_path, "stream": stream})
+    assert isinstance(observers[0], PlainProgress)
+    writer = observers[1]
+    writer.on_run_start(SimpleNamespace(run_id="20261130-x"), 1)
+    assert (tmp_path / "20261130-x" / "live.json").is_file()
+    config = RunConfig(progress="plain", out_dir=tmp_path / "out")
+    kinds = [type(o).__name__ for o in make_observers(config)]
+    assert kinds == ["PlainProgress", "LiveStateWriter"]

@@ -135,3 +135,16 @@ def test_all_pass_with_trials_keeps_an_honest_interval():
     assert acc.estimate == 1.0 and acc.method == "wilson-clusters"
     # Wilson over the 6 templates (16 cases, 3 per template): far from the degenerate [1, 1].
     assert acc.low == pytest.approx(stats.wilson_interval(6, 6).low) and acc.high == 1.0
+
+
+def test_few_clusters_widen_the_bootstrap():
+    # 6 cases x 3 trials; only one case passes: the percentile bootstrap alone can reach 0.
+    recs = [
+        {"key": f"s:c{i}", "status": "completed", "trial": t, "verdicts": {"x": {"passed": i == 0}}}
+        for i in range(6) for t in range(3)
+    ]
+    acc = stats.accuracy_interval(recs, "x")
+    assert acc.method == "cluster-bootstrap+wilson"
+    assert acc.estimate == pytest.approx(1 / 6)
+    low, high = stats._wilson_at(1 / 6, 6, 0.95)
+    assert acc.low <= low and acc.high >= high and acc.low < acc.estimate < acc.high

@@ -33,14 +33,19 @@ WRITE_INTERVAL_S = 0.25
 class LiveStateWriter:
     """Run observer that mirrors the cases in flight into ``live.json`` (atomic, throttled writes)."""
 
-    def __init__(self, run_dir: Path) -> None:
-        self.path = Path(run_dir) / LIVE_FILE
+    def __init__(self, run_dir: Path | None, *, runs_root: Path | None = None) -> None:
+        self.path = Path(run_dir) / LIVE_FILE if run_dir is not None else None
+        self.runs_root = runs_root
         self.state: dict[str, Any] = {"total": 0, "done": 0, "current": [], "finished": False}
         self._current: dict[str, dict[str, Any]] = {}
         self._last_write = 0.0
 
     def on_run_start(self, header: Any, total: int) -> None:
-        self.state.update(total=total, done=0, finished=False, run_id=getattr(header, "run_id", None))
+        run_id = getattr(header, "run_id", None)
+        if self.path is None and self.runs_root is not None and run_id:
+            # The engine names the folder after the run id when no --out is given.
+            self.path = Path(self.runs_root) / str(run_id) / LIVE_FILE
+        self.state.update(total=total, done=0, finished=False, run_id=run_id)
         self._write(force=True)
 
     def on_case_start(self, case: Any, trial: int, offered: list[str]) -> None:
@@ -73,7 +78,7 @@ class LiveStateWriter:
 
     def _write(self, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self._last_write < WRITE_INTERVAL_S:
+        if self.path is None or (not force and now - self._last_write < WRITE_INTERVAL_S):
             return
         self._last_write = now
         self.state["current"] = list(self._current.values())

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from callbench.errors import ConfigError
 
-ProgressMode = Literal["rich", "plain", "quiet"]
+ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 
 
 @dataclass(frozen=True)
@@ -29,15 +29,17 @@ class ProgressConfig:
 
     Attributes:
         progress: ``rich`` bar (falls back to ``plain`` when the output is not a terminal),
-            ``plain`` log lines, or ``quiet``.
+            ``plain`` log lines, ``quiet``, or ``auto`` (rich on a terminal, else plain).
         watch: Print every round of every case as it happens (``--watch``).
         run_dir: When set, ``live.json`` in it is kept current for ``callbench view``.
+        runs_root: Without ``run_dir``, the run folder is ``runs_root/<run_id>`` (known at run start).
         stream: Output stream (stderr by default, so stdout stays machine-readable).
     """
 
     progress: ProgressMode = "rich"
     watch: bool = False
     run_dir: Path | None = None
+    runs_root: Path | None = None
     stream: IO[str] | None = None
 
 
@@ -205,20 +207,20 @@ def make_observers(config: Any) -> list[Any]:
     stream = cfg.stream or sys.stderr
     observers: list[Any] = []
     mode = cfg.progress
-    if mode not in ("rich", "plain", "quiet"):
-        raise ConfigError(f"--progress: unknown mode {mode!r} (choose rich, plain or quiet)")
+    if mode not in ("auto", "rich", "plain", "quiet"):
+        raise ConfigError(f"--progress: unknown mode {mode!r} (choose auto, rich, plain or quiet)")
     if cfg.watch:
         from callbench.report.watch import WatchObserver
 
         observers.append(WatchObserver(Console(file=stream, highlight=False, soft_wrap=True)))
-    elif mode == "rich" and stream.isatty():
+    elif mode in ("rich", "auto") and stream.isatty():
         observers.append(RichProgress(Console(file=stream)))
-    elif mode in ("rich", "plain"):
+    elif mode in ("rich", "auto", "plain"):
         observers.append(PlainProgress(stream))
-    if cfg.run_dir is not None:
+    if cfg.run_dir is not None or cfg.runs_root is not None:
         from callbench.report.live import LiveStateWriter
 
-        observers.append(LiveStateWriter(Path(cfg.run_dir)))
+        observers.append(LiveStateWriter(cfg.run_dir, runs_root=cfg.runs_root))
     return observers
 
 
@@ -226,11 +228,13 @@ def _coerce(config: Any) -> ProgressConfig:
     if isinstance(config, ProgressConfig):
         return config
     get = config.get if isinstance(config, Mapping) else (lambda k, d=None: getattr(config, k, d))
-    run_dir = get("run_dir", None) or get("out", None)
+    run_dir = get("run_dir", None) or get("out_dir", None)
+    runs_root = get("runs_root", None)
     return ProgressConfig(
-        progress=get("progress", "rich") or "rich",
+        progress=get("progress", "auto") or "auto",
         watch=bool(get("watch", False)),
         run_dir=Path(run_dir) if run_dir else None,
+        runs_root=Path(runs_root) if runs_root else None,
         stream=get("stream", None),
     )
 

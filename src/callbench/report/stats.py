@@ -23,6 +23,8 @@ from callbench.errors import PoolingError
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20240917
+SMALL_CLUSTER_COUNT = 20
+"""Below this many clusters the cluster bootstrap is widened (see :func:`accuracy_interval`)."""
 
 Record = Mapping[str, Any]
 
@@ -340,7 +342,9 @@ def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 
     """Strict accuracy of completed records with a 95% interval.
 
     Wilson when every case appears once and no two cases share a template; otherwise a cluster
-    bootstrap over templates (or over cases, when only trials repeat them).
+    bootstrap over templates (or over cases, when only trials repeat them). With fewer than
+    ``SMALL_CLUSTER_COUNT`` clusters the bootstrap interval is widened to contain the Wilson
+    interval over clusters, and at 0% or 100% that Wilson interval is used alone.
     """
     done = [r for r in records if r.get("status") != "error"]
     flags = [passed(r, tier) for r in done]
@@ -353,7 +357,21 @@ def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 
         # independent clusters gives an honest interval instead.
         iv = wilson_interval(sum(flags) and n_clusters, n_clusters, confidence)
         return Interval(iv.estimate, iv.low, iv.high, "wilson-clusters")
-    return bootstrap_interval([float(f) for f in flags], clusters, confidence=confidence)
+    boot = bootstrap_interval([float(f) for f in flags], clusters, confidence=confidence)
+    if n_clusters >= SMALL_CLUSTER_COUNT:
+        return boot
+    # Percentile bootstraps are too narrow with few clusters; widen to a Wilson interval that
+    # treats each cluster as one observation at the same point estimate.
+    wide = _wilson_at(boot.estimate, n_clusters, confidence)
+    return Interval(boot.estimate, min(boot.low, wide[0]), max(boot.high, wide[1]), "cluster-bootstrap+wilson")
+
+
+def _wilson_at(p: float, n: int, confidence: float) -> tuple[float, float]:
+    z = _z(confidence)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def stratum_statistics(records: Sequence[Record], tier: str) -> dict[str, Any]:
