@@ -34,12 +34,12 @@ def _median_ms(fn, repeats: int) -> float:
 
 def bench_generation() -> None:
     cases = [
-        ("n_core=40 depth=39 CIN=20 DIN=20", dict(n_core=40, depth=39, n_conn=20, n_dis=20), 50, 20.0),
-        ("n_core=40 depth=10 CIN=20 DIN=20", dict(n_core=40, depth=10, n_conn=20, n_dis=20), 50, 20.0),
+        ("n_core=40 depth=39 CIN=20 DIN=20", {"n_core": 40, "depth": 39, "n_conn": 20, "n_dis": 20}, 50, 20.0),
+        ("n_core=40 depth=10 CIN=20 DIN=20", {"n_core": 40, "depth": 10, "n_conn": 20, "n_dis": 20}, 50, 20.0),
         ("1,000 functions: n_core=400 depth=30 CIN=300 DIN=300",
-         dict(n_core=400, depth=30, n_conn=300, n_dis=300), 10, 1000.0),
-        ("1,000 functions: n_core=1000 depth=100", dict(n_core=1000, depth=100), 10, 1000.0),
-        ("1,000 functions: n_core=1000 depth=999 (path)", dict(n_core=1000, depth=999), 10, 1000.0),
+         {"n_core": 400, "depth": 30, "n_conn": 300, "n_dis": 300}, 10, 1000.0),
+        ("1,000 functions: n_core=1000 depth=100", {"n_core": 1000, "depth": 100}, 10, 1000.0),
+        ("1,000 functions: n_core=1000 depth=999 (path)", {"n_core": 1000, "depth": 999}, 10, 1000.0),
     ]
     print("generation (median over seeds, validation included)")
     for label, values, repeats, target in cases:
