@@ -25,6 +25,8 @@ def data_dir() -> Path | None:
 @pytest.fixture(scope="session")
 def cx_data() -> Path:
     found = data_dir()
+    if found is None and os.environ.get("CI"):
+        pytest.fail("CodeXomics data missing in CI: expected ../shared/data/codexomics beside the clone")
     if found is None:
         pytest.skip("CodeXomics data not found: set CALLBENCH_CODEXOMICS_DATA or place it at ../shared/data/codexomics")
     return found
