@@ -42,7 +42,7 @@ class Feature:
                 **dict(self.qualifiers)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity hashing: parsed genomes are cached singletons
 class Genome:
     """A parsed genome: chromosome sequences and their features."""
 
@@ -83,6 +83,12 @@ def parse_genome(path: Path) -> Genome:
     if not path.is_file():
         raise ToolError(f"genome file not found: {path.name}")
     return _parse_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+@lru_cache(maxsize=16)
+def feature_dicts(genome: Genome) -> tuple[dict[str, Any], ...]:
+    """JSON forms of a genome's features, built once per genome. Shared: callers must not mutate them."""
+    return tuple(f.as_dict() for f in genome.features)
 
 
 def default_genome() -> Genome:

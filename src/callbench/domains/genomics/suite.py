@@ -7,8 +7,11 @@ tiers plus the diagnostic ``state-match``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from callbench.domains.genomics.bindings import BINDINGS
 from callbench.domains.genomics.registry_io import load_registry
@@ -20,6 +23,7 @@ from callbench.suites.case import Case
 from callbench.suites.loader import read_cases
 
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SCORERS = [*DEFAULT_TIERS, "state-match"]
 SYSTEM_PROMPT = (
     "You operate a genome workbench through the supplied tools. Use only those tools and call them instead "
@@ -45,12 +49,21 @@ def make_executor() -> PythonExecutor:
     return PythonExecutor(BINDINGS, state_factory=workspace_factory)
 
 
-def read_suite_cases(name: str) -> list[Case]:
-    """Cases of ``suites/<name>.yaml`` (errors name the file and line)."""
+@lru_cache(maxsize=4)
+def _cached_cases(name: str) -> tuple[Case, ...]:
     path = SUITE_DIR / f"{name}.yaml"
     if not path.is_file():
         raise SuiteError(f"{name}: bundled case file is missing from the package")
-    return read_cases(path)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        return tuple(Case.model_validate(item) for item in data["cases"])
+    except Exception:  # noqa: BLE001 - re-read slowly for an error message with file and line
+        return tuple(read_cases(path))
+
+
+def read_suite_cases(name: str) -> list[Case]:
+    """Fresh copies of the cases of ``suites/<name>.yaml`` (errors name the file and line)."""
+    return [case.model_copy(deep=True) for case in _cached_cases(name)]
 
 
 def _suite(name: str, cases: list[Case], description: str) -> Suite:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from callbench.domains.genomics.genome import DEFAULT_GENOME, Genome, data_dir, parse_genome
+from callbench.domains.genomics.genome import DEFAULT_GENOME, Genome, data_dir, feature_dicts, parse_genome
 from callbench.errors import ToolError
 
 DATA_FOLDER = "data"
@@ -75,16 +75,17 @@ class Workspace:
 
     # -- setup ---------------------------------------------------------------------------------
     def _link_data(self) -> None:
-        """Expose the bundled data as ``<root>/data`` (symlinks, copies where links fail)."""
+        """Expose the bundled data read-only as ``<root>/data``: one directory symlink (a copy where
+        links are not allowed). One link per case keeps per-case setup and cleanup cheap."""
         target = self.root / DATA_FOLDER
-        if target.exists():
+        if target.exists() or target.is_symlink():
             return
-        target.mkdir()
-        for src in data_dir().iterdir():
-            if src.is_file():
-                try:
-                    os.symlink(src, target / src.name)
-                except OSError:
+        try:
+            os.symlink(data_dir(), target, target_is_directory=True)
+        except OSError:
+            target.mkdir()
+            for src in data_dir().iterdir():
+                if src.is_file():
                     (target / src.name).write_bytes(src.read_bytes())
 
     def load_genome(self, path: Path, shown_as: str) -> Genome:
@@ -92,7 +93,7 @@ class Workspace:
         genome = parse_genome(path)
         self.genome = genome
         self.sequences = dict(genome.sequences)
-        self.base_features = [f.as_dict() for f in genome.features]
+        self.base_features = list(feature_dicts(genome))  # read-only; user edits live in annotations
         first = next(iter(genome.sequences))
         length = len(genome.sequences[first])
         self.view = {"chromosome": first, "start": 1 if first != "SYN01" else INITIAL_VIEW["start"],
@@ -159,9 +160,11 @@ class Workspace:
     def write_file(self, path: str, text: str) -> str:
         """Write a text file inside the workspace and record it; returns its relative path."""
         full = self.resolve(path)
+        rel = self.relative(full)
+        if rel == DATA_FOLDER or rel.startswith(DATA_FOLDER + "/"):
+            raise ToolError(f"{DATA_FOLDER}/ holds the bundled read-only data; write somewhere else")
         full.parent.mkdir(parents=True, exist_ok=True)
         full.write_text(text, encoding="utf-8")
-        rel = self.relative(full)
         if rel not in self.files_written:
             self.files_written.append(rel)
         return rel
