@@ -15,6 +15,7 @@ official per-edge recomputation over the whole ancestor graph.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from callbench.generate.dag_types import NodeKind
@@ -135,26 +136,19 @@ class _CoreBuilder:
     def _link(self, producer: int, consumer: int) -> None:
         self.succ[producer].add(consumer)
         self.g.inputs[consumer].append(producer)
-        self._raise_up(consumer, self.up[producer] + 1)
-        self._raise_down(producer, self.down[consumer] + 1)
+        self._raise(self.up, self.succ.__getitem__, consumer, self.up[producer] + 1)
+        self._raise(self.down, self.g.producers, producer, self.down[consumer] + 1)
 
-    def _raise_up(self, node: int, value: int) -> None:
+    @staticmethod
+    def _raise(table: dict[int, int], step: Callable[[int], Iterable[int]], node: int, value: int) -> None:
+        """Raise ``table[node]`` to ``value`` and propagate ``+1`` along ``step`` while it grows."""
         stack = [(node, value)]
         while stack:
             cur, val = stack.pop()
-            if val <= self.up[cur]:
+            if val <= table[cur]:
                 continue
-            self.up[cur] = val
-            stack.extend((nxt, val + 1) for nxt in self.succ[cur])
-
-    def _raise_down(self, node: int, value: int) -> None:
-        stack = [(node, value)]
-        while stack:
-            cur, val = stack.pop()
-            if val <= self.down[cur]:
-                continue
-            self.down[cur] = val
-            stack.extend((prev, val + 1) for prev in self.g.producers(cur))
+            table[cur] = val
+            stack.extend((nxt, val + 1) for nxt in step(cur))
 
 
 def build_core(graph: RawGraph, rng: random.Random, n_core: int, depth: int) -> list[int]:
