@@ -1,5 +1,7 @@
 """Score stored FC results with BFCL's own checker, in-process (runs inside the BFCL venv).
 
+Single-turn (AST, relevance) and multi-turn categories are supported.
+
 Usage: python bfcl_reference.py MODEL INPUT.jsonl OUTPUT.jsonl
 INPUT lines: {"key", "id", "category", "result"}; OUTPUT lines: {"key", "valid", "error_type"}.
 A crash inside BFCL's checker is recorded as error_type "crash:<ExceptionName>".
@@ -43,7 +45,15 @@ def main(model, source, target):
     for row in rows:
         category = row["category"]
         try:
-            if "relevance" in category:
+            if category.startswith("multi_turn"):
+                # BFCL caches backend instances in module globals by model name and entry id, so
+                # each output gets its own name to start from a fresh state.
+                verdict = eval_runner._evaluate_single_multi_turn_entry(
+                    handler, row["id"], row["result"], answers[row["id"]], dict(prompts[row["id"]]),
+                    model + "_" + row["key"].split("#")[-1], category)
+                if not verdict["valid"]:
+                    verdict = {"valid": False, "error_type": verdict["error"]["error_type"]}
+            elif "relevance" in category:
                 verdict = eval_runner._evaluate_single_relevance_entry(
                     handler, row["id"], row["result"], prompts[row["id"]], model, category)
             else:

@@ -88,12 +88,13 @@ def variants(calls: Calls, category: str) -> Iterator[tuple[str, Calls | str | l
     yield "text", "I am sorry, I cannot help with that."
 
 
-def build_outputs(folder, categories=SINGLE_TURN, underscore_to_dot: bool = True) -> list[dict[str, Any]]:
-    """All outputs for the given categories (oracle + perturbations + a few raw oddities)."""
+def build_outputs(folder, categories=SINGLE_TURN, underscore_to_dot: bool = True,
+                  stride: int = 1) -> list[dict[str, Any]]:
+    """Outputs for every ``stride``-th entry of the categories (oracle + perturbations + oddities)."""
     rows: list[dict[str, Any]] = []
     for category in categories:
         answers = load_answers(category, folder)
-        for entry in load_questions(category, folder):
+        for entry in load_questions(category, folder)[::stride]:
             truth = answers.get(entry["id"])
             calls = gold_calls(entry, truth, category) if truth else _relevance_calls(entry)
             for name, variant in variants(calls, category):

@@ -1,4 +1,4 @@
-"""Verdict parity with BFCL's own checker, entry by entry, over ~47k single-turn outputs.
+"""Verdict parity with BFCL's own checker, entry by entry (~16k single-turn, 600 multi-turn outputs).
 
 BFCL's checker runs in its own virtual environment (created by .ci/setup.d/40-bfcl.sh) through
 a subprocess; callbench's faithful mode runs here.  Every output must get the same verdict and
@@ -20,6 +20,9 @@ from callbench.scoring.bfcl_entry import judge_entry
 from callbench.scoring.bfcl_options import BfclOptions
 from callbench.suites.bfcl_data import SINGLE_TURN, load_answers, load_questions
 from perturb import build_outputs
+import perturb_multi
+from callbench.scoring.bfcl_multi import judge_multi_result
+from callbench.suites.bfcl_data import MULTI_TURN
 
 BFCL_VERSION = "2026.3.23"
 MODEL = "gpt-4o-2024-11-20-FC"  # registered FC model whose config sets underscore_to_dot
@@ -50,15 +53,28 @@ def _normalise(valid: bool, error_type: str) -> tuple[bool, str]:
     return valid, error_type
 
 
-def test_faithful_mode_agrees_with_bfcl(tmp_path, bfcl_folder, reference_python):
-    rows = build_outputs(bfcl_folder)
-    assert len(rows) >= 2000
-    source, target = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+def reference_verdicts(python: Path, rows: list[dict], folder: Path) -> dict[str, dict]:
+    """BFCL's verdicts for ``rows``, computed in the BFCL venv."""
+    source, target = folder / "in.jsonl", folder / "out.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path / "bfcl-root")}
-    subprocess.run([str(reference_python), str(Path(__file__).parent / "bfcl_reference.py"), MODEL,
+    env = {**os.environ, "BFCL_PROJECT_ROOT": str(folder / "bfcl-root")}
+    subprocess.run([str(python), str(Path(__file__).parent / "bfcl_reference.py"), MODEL,
                     str(source), str(target)], check=True, env=env, capture_output=True, text=True)
-    theirs = {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
+    return {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory, bfcl_folder, reference_python):
+    """Single-turn rows, multi-turn rows and BFCL's verdicts for all of them (one subprocess)."""
+    single = build_outputs(bfcl_folder, stride=3)  # bench/bfcl_checker.py --agreement runs all of them
+    multi = perturb_multi.build_outputs(bfcl_folder, limit=15)
+    theirs = reference_verdicts(reference_python, single + multi, tmp_path_factory.mktemp("bfcl"))
+    return single, multi, theirs
+
+
+def test_faithful_mode_agrees_with_bfcl(outputs, bfcl_folder):
+    rows, _, theirs = outputs
+    assert len(rows) >= 2000
     docs, answers = {}, {}
     for category in SINGLE_TURN:
         docs.update({entry["id"]: entry["function"] for entry in load_questions(category, bfcl_folder)})
@@ -72,6 +88,22 @@ def test_faithful_mode_agrees_with_bfcl(tmp_path, bfcl_folder, reference_python)
             if row["key"] not in KNOWN_DEFECTS:
                 mismatches.append((row["key"], ref["error_type"], ours.error_type))
     assert not mismatches, f"{len(mismatches)} disagreements, first: {mismatches[:5]}"
-    kinds = Counter(item["valid"] for item in theirs.values())
+    kinds = Counter(theirs[row["key"]]["valid"] for row in rows)
     assert kinds[True] > 1000 and kinds[False] > 1000  # both verdicts well represented
     print(f"agreement: {len(rows)} outputs, {kinds[True]} pass / {kinds[False]} fail", file=sys.stderr)
+
+
+def test_multi_turn_checker_agrees_with_bfcl(outputs, bfcl_folder):
+    _, rows, theirs = outputs
+    entries, answers = {}, {}
+    for category in MULTI_TURN:
+        entries.update({entry["id"]: entry for entry in load_questions(category, bfcl_folder)})
+        answers.update(load_answers(category, bfcl_folder))
+    mismatches = []
+    for row in rows:
+        ours = judge_multi_result(entries[row["id"]], row["result"], answers[row["id"]]).check
+        ref = theirs[row["key"]]
+        if (ours.valid, ours.error_type) != (ref["valid"], ref["error_type"]):
+            mismatches.append((row["key"], ref["error_type"], ours.error_type))
+    assert not mismatches, f"{len(mismatches)} disagreements, first: {mismatches[:5]}"
+    assert len({theirs[row["key"]]["error_type"] for row in rows}) >= 5  # every failure kind is exercised

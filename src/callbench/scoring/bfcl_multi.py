@@ -141,3 +141,13 @@ def score_multi_turn(case: Case, trace: Trace, options: BfclOptions) -> Verdict:
     details = {"category": meta["category"], "passed": outcome.check.valid,
                "error_type": outcome.check.error_type, "turns": outcome.turns, **options.describe()}
     return to_verdict("bfcl", outcome.check, details, partial=outcome.partial)
+
+
+def judge_multi_result(entry: dict[str, Any], result: Any, truth: list[list[str]]) -> MultiTurnOutcome:
+    """Judge a stored BFCL multi-turn FC result for one question entry."""
+    turns = decode_result_turns(result)
+    if turns is None:
+        return MultiTurnOutcome(Check.fail("multi_turn:inference_error",
+                                           "Error during inference phase: the result is not a list of turns."))
+    return check_multi_turn(entry["involved_classes"], entry.get("initial_config", {}),
+                            "long_context" in entry["id"], turns, truth)
