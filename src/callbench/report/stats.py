@@ -54,15 +54,10 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
         return Interval(0.0, 0.0, 1.0, "wilson")
     if not 0 <= successes <= n:
         raise ValueError(f"successes={successes} outside 0..{n}")
-    z = _z(confidence)
     p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low, high = _wilson_at(p, n, confidence)
     # Clamp the rounding noise at the edges (k == 0 or k == n give exactly 0 or 1).
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return Interval(p, low, high, "wilson")
+    return Interval(p, 0.0 if successes == 0 else low, 1.0 if successes == n else high, "wilson")
 
 
 def bootstrap_interval(
@@ -366,7 +361,8 @@ def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 
     return Interval(boot.estimate, min(boot.low, wide[0]), max(boot.high, wide[1]), "cluster-bootstrap+wilson")
 
 
-def _wilson_at(p: float, n: int, confidence: float) -> tuple[float, float]:
+def _wilson_at(p: float, n: float, confidence: float) -> tuple[float, float]:
+    """Wilson bounds for proportion ``p`` observed over ``n`` independent units."""
     z = _z(confidence)
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
