@@ -22,7 +22,7 @@ def test_report_is_self_contained_and_embeds_payload(tmp_path):
     # No external resources: nothing fetched over the network.
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert page.count("<script") == 2 and hostile not in page
-    data = re.search(r'<script type="application/json" id="cb-data">(.*?)</script>', page, re.S).group(1)
+    data = re.search(r'<script type="application/json" id="cb-data">(.*?)</script>', page, re.DOTALL).group(1)
     payload = json.loads(data)
     assert payload["runs"][0]["records"][0]["trace"]["final_text"] == hostile
 

@@ -50,7 +50,7 @@ def test_compare_markdown_ranks_and_pairs(runs):
     a, b = runs
     text = render_compare([b, a], "md")
     board = text.split("## Paired comparisons")[0]
-    first_row = [ln for ln in board.splitlines() if ln.startswith("| 1 ")][0]
+    first_row = next(ln for ln in board.splitlines() if ln.startswith("| 1 "))
     assert "model-a" in first_row  # the stronger run ranks first in its tier
     assert "## Paired comparisons" in text and "McNemar p" in text
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
@@ -13,10 +14,10 @@ def register(app: typer.Typer) -> None:
 
 
 def compare_cmd(
-    run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank and compare."),
-    fmt: str = typer.Option("md", "--format", "-f", help="md or csv."),
-    pairs: bool = typer.Option(True, "--pairs/--no-pairs", help="Add paired comparisons (bootstrap CI, McNemar p)."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout."),
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to rank and compare.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md or csv.")] = "md",
+    pairs: Annotated[bool, typer.Option("--pairs/--no-pairs", help="Add paired comparisons (bootstrap CI, McNemar p).")] = True,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write to a file instead of stdout.")] = None,  # noqa: UP045 (typer needs Optional)
 ) -> None:
     """Rank runs by strict accuracy per tier and harness mode (never pooled), with 95% intervals;
     pairs of runs are compared on the cases both completed."""

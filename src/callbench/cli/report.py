@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -13,9 +14,9 @@ def register(app: typer.Typer) -> None:
 
 
 def report_cmd(
-    run_dirs: list[Path] = typer.Argument(..., help="One or more run directories (several: leaderboard + paired comparisons)."),
-    output: Path = typer.Option(Path("report.html"), "-o", "--output", help="HTML file to write."),
-    title: str = typer.Option("callbench report", "--title", help="Page title."),
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (several: leaderboard + paired comparisons).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="HTML file to write.")] = Path("report.html"),
+    title: Annotated[str, typer.Option("--title", help="Page title.")] = "callbench report",
 ) -> None:
     """Write one HTML file that opens from disk with no network: figures with 95% intervals,
     charts, a filterable case table with round-by-round traces, and comparisons between runs."""

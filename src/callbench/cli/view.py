@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import webbrowser
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -14,9 +15,9 @@ def register(app: typer.Typer) -> None:
 
 
 def view_cmd(
-    run_dir: Path = typer.Argument(..., help="Run directory (may still be running)."),
-    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
-    open_browser: bool = typer.Option(False, "--open", help="Open the page in the default browser."),
+    run_dir: Annotated[Path, typer.Argument(help="Run directory (may still be running).")],
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0 picks a free one).")] = 8765,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
 ) -> None:
     """Serve the live dashboard: new records, running figures and the rounds of the cases in
     flight appear as the run writes them. Stop with Ctrl-C."""

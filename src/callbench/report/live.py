@@ -138,7 +138,7 @@ def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
 
 def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+        def do_GET(self) -> None:  # http.server's naming
             url = urlsplit(self.path)
             if url.path in ("/", "/index.html"):
                 follower.refresh()
@@ -161,7 +161,7 @@ def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # keep the terminal for the run's own output
 
     return Handler

@@ -107,7 +107,7 @@ def _short(tier: str) -> str:
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds}s"
     minutes, sec = divmod(seconds, 60)
