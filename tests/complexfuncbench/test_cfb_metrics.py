@@ -79,15 +79,16 @@ def test_faithful_and_improved_differ_on_the_same_traces():
 
 def test_non_answers_score_zero_only_in_improved_mode():
     rows = _records("improved", {"Attraction-0": _no_answer})
-    # Inject judge scores into the details as the async scorer would.
+    # Inject judge scores into the metrics as the async scorer would.
     for row in rows:
-        response = row["verdicts"]["complexeval"]["details"]["response"]
-        if response["status"] != "no_answer":
-            response.update(status="scored", completeness=2, correctness=1)
+        metrics = row["verdicts"]["complexeval"]["metrics"]
+        if "response:no_answer" not in metrics:
+            metrics.update({"completeness": 2.0, "correctness": 1.0})
     improved = aggregate_records(rows)["response"]
     assert improved["completeness"] == {"mean": pytest.approx(18 / 10), "n": 10, "coverage": 1.0}
     for row in rows:
-        row["verdicts"]["complexeval"]["details"]["mode"] = "faithful"
+        row["verdicts"]["complexeval"]["metrics"]["faithful"] = 1.0
+        row["verdicts"]["complexeval"]["details"] = {}
     faithful = aggregate_records(rows)["response"]
     assert faithful["correctness"] == {"mean": 1.0, "n": 9, "coverage": 0.9}
 

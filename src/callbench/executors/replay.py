@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
 from callbench.scoring.cfb_engine import CallResult, Episode
-from callbench.scoring.cfb_match import canonical
-from callbench.scoring.cfb_types import PredCall
+from callbench.scoring.cfb_types import PredCall, canonical
 from callbench.scoring.embedders import Embedder, make_embedder
 from callbench.suites.cfb_names import NameMap
 from callbench.suites.complexfuncbench import case_sample, case_settings

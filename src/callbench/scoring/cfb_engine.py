@@ -7,7 +7,6 @@ deterministic given the settings, the embedder and the judge verdicts it is hand
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,7 +17,6 @@ from scipy.optimize import linear_sum_assignment
 from callbench.scoring.cfb_match import (
     CallError,
     MatchMethod,
-    canonical,
     classify_mismatch,
     critical_gate,
     format_error,
@@ -30,6 +28,8 @@ from callbench.scoring.cfb_types import (
     CfbSettings,
     GoldCall,
     PredCall,
+    call_text,
+    canonical,
     gold_calls_of,
 )
 from callbench.scoring.embedders import Embedder
@@ -77,9 +77,10 @@ class Episode:
     judge_pending: list[tuple[PredCall, GoldCall]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        self.steps = gold_calls_of(self.sample)
-        self.functions = {f["name"]: f for f in self.sample.functions}
-        self.free = {canonical(g.name, g.arguments): g for s in self.steps for g in s if g.optional}
+        prepared = _prepare(self.sample)
+        self.steps = prepared.steps
+        self.functions = prepared.functions
+        self.free = prepared.free
         self._append_next()
         self._skip_optional_steps()
 
@@ -153,7 +154,7 @@ class Episode:
         open_gold = list(self.current)
         by_key: dict[str, list[GoldCall]] = {}
         for g in open_gold:
-            by_key.setdefault(canonical(g.name, g.arguments), []).append(g)
+            by_key.setdefault(g.key, []).append(g)
         rest: list[PredCall] = []
         for pred in preds:
             key = canonical(pred.name, pred.arguments)
@@ -173,7 +174,7 @@ class Episode:
     def _hungarian(
         self, preds: list[PredCall], golds: list[GoldCall]
     ) -> tuple[list[tuple[PredCall, GoldCall]], list[PredCall]]:
-        sims = self.embedder.similarity([_call_text(p) for p in preds], [_call_text(g) for g in golds])
+        sims = self.embedder.similarity([call_text(p.name, p.arguments) for p in preds], [g.text for g in golds])
         rows, cols = linear_sum_assignment(-np.asarray(sims))
         threshold = None if self.faithful else self.settings.min_similarity
         pairs = [
@@ -257,5 +258,30 @@ class Episode:
         self.ended = errors
 
 
-def _call_text(call: PredCall | GoldCall) -> str:
-    return json.dumps({"name": call.name, "arguments": call.arguments}, sort_keys=True, ensure_ascii=False)
+@dataclass(frozen=True)
+class _Prepared:
+    """Per-sample data every episode of that sample shares (read-only)."""
+
+    sample: CfbSample
+    steps: list[list[GoldCall]]
+    functions: dict[str, dict[str, Any]]
+    free: dict[str, GoldCall]
+
+
+_PREPARED: dict[int, _Prepared] = {}
+_PREPARED_MAX = 512
+
+
+def _prepare(sample: CfbSample) -> _Prepared:
+    # Scoring many traces of one sample re-uses its gold calls, keys and texts; entries hold the
+    # sample itself, so an id is never reused while its entry lives.
+    hit = _PREPARED.get(id(sample))
+    if hit is not None and hit.sample is sample:
+        return hit
+    steps = gold_calls_of(sample)
+    prepared = _Prepared(sample, steps, {f["name"]: f for f in sample.functions},
+                         {g.key: g for step in steps for g in step if g.optional})
+    if len(_PREPARED) >= _PREPARED_MAX:
+        _PREPARED.pop(next(iter(_PREPARED)))
+    _PREPARED[id(sample)] = prepared
+    return prepared

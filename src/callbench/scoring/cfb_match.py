@@ -48,11 +48,6 @@ def critical_table() -> dict[str, frozenset[str]]:
     return {name: frozenset(params) for name, params in json.loads(text).items()}
 
 
-def canonical(name: str, arguments: dict[str, Any]) -> str:
-    """A key that is equal exactly when name and arguments are identical (key order ignored)."""
-    return name + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
-
-
 # ---------------------------------------------------------------- format check
 
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "number": (int, float), "boolean": (bool,), "array": (list,)}

@@ -20,24 +20,44 @@ from callbench.suites.cfb_data import PUBLISHED_DOMAIN_SIZES
 RESAMPLES = 1000
 
 
-def _details(record: Any, scorer: str) -> dict[str, Any] | None:
-    verdicts = record.get("verdicts") if isinstance(record, dict) else getattr(record, "verdicts", None)
-    if verdicts is None:  # a bare verdict or details mapping
-        verdict = record
-    else:
-        verdict = verdicts.get(scorer)
-    if verdict is None:
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
+def _row(record: Any, scorer: str, labels: dict[str, str]) -> dict[str, Any] | None:
+    """One normalised row from a record; numbers come from ``verdict.metrics`` (run summaries drop
+    verdict details), names from the record (category = domain, template) or the details."""
+    verdicts = _get(record, "verdicts")
+    verdict = record if verdicts is None else verdicts.get(scorer)
+    metrics = _get(verdict, "metrics") if verdict is not None else None
+    if not metrics or "success" not in metrics:
         return None
-    details = verdict.get("details") if isinstance(verdict, dict) else getattr(verdict, "details", None)
-    return details if isinstance(details, dict) and "mode" in details else None
+    details = _get(verdict, "details") or {}
+    domain = details.get("domain") or _get(record, "category") or "unknown"
+    flags = {k.split(":", 1)[0]: k.split(":", 1)[1] for k in metrics if ":" in k}
+    return {
+        "mode": "faithful" if metrics.get("faithful") else "improved",
+        "embedder": details.get("embedder") or labels.get("embedder", "unknown"),
+        "judge_model": details.get("judge_model") or labels.get("judge"),
+        "domain": domain,
+        "template": details.get("template") or _get(record, "template") or domain,
+        "success": bool(metrics["success"]), "infra": bool(metrics.get("infra")),
+        "first_error": flags.get("first_error"),
+        **{k: metrics.get(k, 0.0) for k in ("correct_calls", "gold_calls", "predicted_calls", "gold_steps",
+                                            "model_turns")},
+        "response": {"status": flags.get("response", "unknown"), "completeness": metrics.get("completeness"),
+                     "correctness": metrics.get("correctness")},
+    }
 
 
-def aggregate_records(records: Iterable[Any], scorer: str = "complexeval") -> dict[str, Any]:
-    """Pooled metrics over records (``CaseRecord``s, record dicts, verdicts or verdict details).
+def aggregate_records(records: Iterable[Any], scorer: str = "complexeval",
+                      labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """Pooled metrics over records (``CaseRecord``s, record dicts or verdicts).
 
     Records scored in different modes are reported side by side under ``by_mode``, never pooled.
+    ``labels`` name the embedder and judge when the records no longer carry verdict details.
     """
-    rows = [d for d in (_details(r, scorer) for r in records) if d is not None]
+    rows = [r for r in (_row(rec, scorer, labels or {}) for rec in records) if r is not None]
     if not rows:
         return {"n": 0}
     modes = sorted({r["mode"] for r in rows})

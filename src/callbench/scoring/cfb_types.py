@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from callbench._hashing import canonical_json
 from callbench.errors import ConfigError
 from callbench.suites.cfb_data import OPTIONAL_FUNCTIONS, CfbSample
 
@@ -54,6 +55,10 @@ class GoldCall:
     """A location look-up: answered whenever an identical call comes, at any time."""
     skippable: bool
     """May be left out (optional look-ups, and a hotel-name ``Search_Hotels`` as upstream)."""
+    key: str = ""
+    """Canonical name+arguments key (identical-call matching)."""
+    text: str = ""
+    """JSON text of the call that the embedder sees."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,17 @@ def gold_calls_of(sample: CfbSample) -> list[list[GoldCall]]:
             optional = call.name in OPTIONAL_FUNCTIONS
             hotel_search = call.name == "Search_Hotels" and call.arguments.get("search_type") == "hotel"
             row.append(GoldCall(f"{k}.{j}", k, call.name, call.arguments, call.response, optional,
-                                optional or hotel_search))
+                                optional or hotel_search, canonical(call.name, call.arguments),
+                                call_text(call.name, call.arguments)))
         out.append(row)
     return out
+
+
+def canonical(name: str, arguments: dict[str, Any]) -> str:
+    """A key that is equal exactly when name and arguments are identical (key order ignored)."""
+    return name + "\x00" + canonical_json(arguments)
+
+
+def call_text(name: str, arguments: dict[str, Any] | None) -> str:
+    """The text of a call that embedders compare (JSON of name and arguments, sorted keys)."""
+    return canonical_json({"name": name, "arguments": arguments})

@@ -64,6 +64,15 @@ class ComplexEvalScorer:
                           and v is not None}
         self.judge = judge if judge is not None else build_judge(config)
         self._embedders: dict[str, Embedder] = {}
+        self._samples: dict[int, tuple[Case, CfbSample, NameMap]] = {}
+
+    def _sample(self, case: Case) -> tuple[CfbSample, NameMap]:
+        # Parsing the stored sample is the costliest step of scoring a short trace: once per case.
+        hit = self._samples.get(id(case))
+        if hit is None or hit[0] is not case:
+            sample, names = case_sample(case)
+            hit = self._samples[id(case)] = (case, sample, names)
+        return hit[1], hit[2]
 
     def _embedder(self, spec: str) -> Embedder:
         if spec not in self._embedders:
@@ -85,7 +94,7 @@ class ComplexEvalScorer:
     def replay(self, case: Case, trace: Trace, asked: dict[str, bool] | None = None
                ) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
         """Re-play the trace through a fresh episode (judge verdicts from the cache, or ``asked``)."""
-        sample, names = case_sample(case)
+        sample, names = self._sample(case)
         settings = case_settings(case, self.overrides)
         lookup = self._lookup(sample, asked if asked is not None else {})
         episode = Episode(sample, settings, self._embedder(settings.embedder), judge=lookup)
@@ -165,14 +174,28 @@ class ComplexEvalScorer:
         return Verdict(
             scorer=self.name, passed=outcome.success, reasons=reasons, rationale=rationale,
             warnings=warnings, details=details,
-            metrics={"success": float(outcome.success), "correct_calls": float(outcome.correct_calls),
-                     "gold_calls": float(outcome.gold_calls), "predicted_calls": float(outcome.predicted_calls),
-                     "extra_turns": float(outcome.model_turns - outcome.gold_steps)},
+            metrics=verdict_metrics(outcome, settings, response),
         )
 
     def aggregate(self, records: list[Any]) -> dict[str, Any]:
         """Pooled run-level metrics (see :func:`callbench.scoring.cfb_metrics.aggregate_records`)."""
-        return aggregate_records(records, scorer=self.name)
+        labels = {"embedder": self._embedder(self.overrides.get("embedder", "char-ngram")).name,
+                  "judge": self.judge.label if self.judge else "skipped: not configured"}
+        return aggregate_records(records, scorer=self.name, labels=labels)
+
+
+def verdict_metrics(outcome: EpisodeOutcome, settings: CfbSettings, response: dict[str, Any]) -> dict[str, float]:
+    """Everything run-level aggregation needs, as numbers (summaries keep metrics, not details)."""
+    metrics = {k: float(v) for k, v in outcome.counts().items()}
+    metrics.update(success=float(outcome.success), infra=float(outcome.infra),
+                   faithful=float(settings.mode == "faithful"))
+    if outcome.first_error:
+        metrics[f"first_error:{outcome.first_error}"] = 1.0
+    for kind in ("completeness", "correctness"):
+        if response.get(kind) is not None:
+            metrics[kind] = float(response[kind])
+    metrics[f"response:{response['status'].split(':')[0]}"] = 1.0
+    return metrics
 
 
 def _gold_conversation(sample: CfbSample) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -36,15 +37,9 @@ class CharNgramEmbedder:
         self.n = n
         self.name = f"char-ngram-{n}"
 
-    def _vector(self, text: str) -> tuple[Counter[str], float]:
-        n = self.n
-        padded = f" {text} "
-        grams = Counter(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
-        return grams, math.sqrt(sum(c * c for c in grams.values())) or 1.0
-
     def similarity(self, left: list[str], right: list[str]) -> np.ndarray:
-        lv = [self._vector(t) for t in left]
-        rv = [self._vector(t) for t in right]
+        lv = [_grams(t, self.n) for t in left]
+        rv = [_grams(t, self.n) for t in right]
         out = np.zeros((len(lv), len(rv)))
         for i, (a, na) in enumerate(lv):
             for j, (b, nb) in enumerate(rv):
@@ -52,6 +47,14 @@ class CharNgramEmbedder:
                 dot = sum(c * big[g] for g, c in small.items() if g in big)
                 out[i, j] = dot / (na * nb)
         return out
+
+
+@lru_cache(maxsize=8192)
+def _grams(text: str, n: int) -> tuple[Counter[str], float]:
+    # Cached: gold calls recur across every trace of a sample.
+    padded = f" {text} "
+    grams = Counter(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
+    return grams, math.sqrt(sum(c * c for c in grams.values())) or 1.0
 
 
 class SentenceTransformerEmbedder:
