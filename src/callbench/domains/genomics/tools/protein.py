@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from Bio.SeqUtils import molecular_weight
@@ -63,5 +64,5 @@ def analyze_protein_properties(ws: Workspace, sequence: str) -> dict[str, Any]:
       required=("sequence",), read_only=True, keywords=("residue frequency", "composition"))
 def amino_acid_composition(ws: Workspace, sequence: str) -> dict[str, Any]:
     seq = clean_protein(sequence)
-    comp = ProteinAnalysis(seq).amino_acids_percent
-    return {"length": len(seq), "percent": {aa: round(100 * v, 2) for aa, v in sorted(comp.items()) if v}}
+    counts = Counter(seq)
+    return {"length": len(seq), "percent": {aa: round(100 * n / len(seq), 2) for aa, n in sorted(counts.items())}}

@@ -1,0 +1,94 @@
+"""The genomics registry: size, categories, generated contracts in sync, bindings, contract executor."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from callbench.domains.genomics.bindings import BINDINGS, SPECS
+from callbench.domains.genomics.registry_io import contract_yaml, load_registry, registry_dir
+from callbench.executors.contract import ContractExecutor
+from callbench.providers.agents.realize import placeholder_value
+from callbench.suites.case import Case
+from callbench.tools.registry import ToolRegistry
+
+REQUIRED_CATEGORIES = {"navigation", "tracks", "track_settings", "tabs_windows", "sequence", "sequence_editing",
+                       "annotation", "search", "restriction_gel", "primer_design", "blast_local", "protein",
+                       "file_loading", "export", "task_management", "system_ui"}
+
+
+def test_registry_size_and_categories() -> None:
+    registry = load_registry()
+    categories = Counter(t.category for t in registry)
+    assert len(registry) >= 120
+    assert len(categories) >= 15
+    assert REQUIRED_CATEGORIES <= set(categories)
+
+
+def test_one_contract_file_per_tool_in_its_category_folder() -> None:
+    files = sorted(registry_dir().rglob("*.yaml"))
+    assert len(files) == len(SPECS)
+    for path in files:
+        data = yaml.safe_load(path.read_text())
+        assert path.stem == data["name"] and path.parent.name == data["category"], path
+
+
+def test_checked_in_contracts_match_the_declarations() -> None:
+    for name, spec in SPECS.items():
+        path = registry_dir() / spec.category / f"{name}.yaml"
+        assert path.read_text() == contract_yaml(spec), f"{path.name} is stale: run scripts/make_genomics_registry.py"
+
+
+def test_loaded_registry_equals_the_generic_loader() -> None:
+    fast = load_registry()
+    generic = ToolRegistry.from_dir(registry_dir())
+    assert fast.hash == generic.hash
+
+
+def test_every_contract_has_an_implementation_and_vice_versa() -> None:
+    assert set(BINDINGS) == set(load_registry().names())
+
+
+def test_contracts_are_strict_and_documented() -> None:
+    for tool in load_registry():
+        params = tool.parameters
+        assert params.get("additionalProperties") is False, tool.name
+        assert tool.description and tool.keywords, tool.name
+        for key, prop in params.get("properties", {}).items():
+            assert prop.get("description") or "anyOf" in prop, f"{tool.name}.{key} lacks a description"
+        assert set(params.get("required", [])) <= set(params.get("properties", {})), tool.name
+
+
+def test_relationships_are_declared_where_natural() -> None:
+    registry = load_registry()
+    assert "execute_actions" in registry.get("export_genbank_format").follow_up_of
+    assert {"replace_sequence", "insert_sequence", "paste_sequence"} <= set(registry.get("execute_actions").follow_up_of)
+    assert "translate_sequence" in registry.equivalents("translate_dna")
+    assert "blast_create_quick_db_for_current_genome" in registry.equivalents("blast_create_db_from_genome")
+    assert registry.get("navigate_to_position").alternative_keys == {"position": [["start"]]}
+    read_only = {t.name for t in registry if t.read_only}
+    assert {"get_sequence", "list_annotations", "blast_search_local"} <= read_only
+    assert not {"toggle_track", "create_annotation", "execute_actions"} & read_only
+
+
+def test_remote_tools_say_they_answer_from_a_fixture() -> None:
+    for tool in load_registry():
+        if tool.category == "remote_databases" and tool.name != "open_protein_viewer":
+            assert "offline fixture" in tool.description, tool.name
+
+
+def test_contract_executor_answers_every_tool(tmp_path: Path) -> None:
+    registry = load_registry()
+    suite_like = type("S", (), {"registry_for": lambda self, case: registry})()
+    case = Case(id="probe", instruction="probe")
+    session = ContractExecutor().start(case, tmp_path, suite_like)
+    for tool in registry:
+        props = tool.parameters.get("properties", {})
+        args = {k: placeholder_value(props[k]) for k in tool.parameters.get("required", [])}
+        outcome = session.call(tool.name, args)
+        assert outcome.ok, (tool.name, outcome.error)
+        if tool.result_schema:
+            assert isinstance(outcome.result, dict)
+            assert set(tool.result_schema["properties"]) <= set(outcome.result), tool.name
