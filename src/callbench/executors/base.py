@@ -51,4 +51,8 @@ class Executor(ABC):
 
     @abstractmethod
     def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
-        """Open a fresh session for ``case``; ``workdir`` is a per-case temporary folder."""
+        """Open a fresh session for ``case``.
+
+        ``workdir`` is a per-case temporary path that does not exist yet: an executor that writes
+        files creates it (``mkdir(parents=True, exist_ok=True)``); the engine removes it after the case.
+        """

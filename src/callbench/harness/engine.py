@@ -4,9 +4,12 @@ appends records as each case finishes, resumes, and writes the summary."""
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
+import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +23,24 @@ from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.trace import Trace
 from callbench.providers.model import Model
-from callbench.report.records import CaseRecord, ErrorInfo, RecordWriter, latest_records, read_records, write_summary
+from callbench.report.records import (
+    CaseRecord,
+    ErrorInfo,
+    RecordWriter,
+    iter_records,
+    latest_records,
+    read_records,
+    slim_record,
+    write_summary,
+)
 from callbench.report.summary import build_summary
 from callbench.scoring.base import Verdict
 from callbench.suites.base import Suite
 from callbench.suites.case import Case
 from callbench.tools.retrieve import retrieval_recall, select_tools
+
+
+_CASE_NUMBERS = itertools.count(1)
 
 
 @dataclass
@@ -39,11 +54,15 @@ class Job:
 
 @dataclass
 class RunResult:
-    """What a finished run returns: its folder, header, summary and records."""
+    """What a finished run returns: its folder and summary; records are read from disk on access."""
 
     run_dir: Path
     summary: dict[str, Any]
-    records: list[CaseRecord] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[CaseRecord]:
+        """The latest record of every (case, trial), read from ``records.jsonl``."""
+        return latest_records(read_records(self.run_dir))
 
 
 async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = ()) -> RunResult:
@@ -61,11 +80,13 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
         await prepared.model.aclose()
         summary = finish_run(prepared, config)
         fan.emit("on_run_end", summary)
-    return RunResult(prepared.run_dir, summary, latest_records(read_records(prepared.run_dir)))
+    return RunResult(prepared.run_dir, summary)
 
 
 def finish_run(prepared: Prepared, config: RunConfig) -> dict[str, Any]:
-    records = latest_records(read_records(prepared.run_dir))
+    # Summaries need outcomes, codes and timings, not results or argument texts: slim records
+    # keep memory small when a run has many thousands of cases.
+    records = latest_records([slim_record(r) for r in iter_records(prepared.run_dir)])
     scorers = {name: s for job_scorers in prepared.scorers.values() for name, s in job_scorers.items()}
     summary = build_summary(prepared.header, records, scorers)
     write_summary(prepared.run_dir, summary)
@@ -89,11 +110,12 @@ def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
 
 async def _run_jobs(jobs: list[Job], model: Model, policy: ModePolicy, config: RunConfig,
                     writer: RecordWriter, fan: Observers) -> None:
-    semaphore = asyncio.Semaphore(max(1, config.concurrency))
+    """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
     pacing = _Pacer(config.delay_s)
+    pending = iter(jobs)
 
-    async def one(job: Job) -> None:
-        async with semaphore:
+    async def worker() -> None:
+        for job in pending:  # one event loop thread: sharing the iterator is safe
             await pacing.wait()
             record = await run_job(job, model, policy, config, fan)
             writer.write(record)
@@ -101,8 +123,8 @@ async def _run_jobs(jobs: list[Job], model: Model, policy: ModePolicy, config: R
 
     try:
         async with asyncio.TaskGroup() as group:
-            for job in jobs:
-                group.create_task(one(job))
+            for _ in range(max(1, min(config.concurrency, len(jobs)))):
+                group.create_task(worker())
     except* FatalProviderError as eg:
         raise eg.exceptions[0] from None
 
@@ -154,8 +176,11 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
 
 async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan: Observers) -> ErrorInfo | None:
     case = job.case
-    with tempfile.TemporaryDirectory(prefix="callbench-case-") as workdir:
-        session = job.executor.start(case, Path(workdir), job.suite)
+    # The per-case folder is only a path: executors that write files create it. Creating and
+    # removing a folder for every case would cost more than the whole harness loop.
+    workdir = Path(tempfile.gettempdir()) / f"callbench-{os.getpid()}-{next(_CASE_NUMBERS)}"
+    session = job.executor.start(case, workdir, job.suite)
+    try:
         try:
             bound = model.for_case(case)
             if job.trial > 1:  # repeated trials must not be answered from trial 1's cache entries
@@ -174,6 +199,9 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
         finally:
             episode.trace.final_state = _snapshot(session)
             session.close()
+    finally:
+        if workdir.exists():
+            shutil.rmtree(workdir, ignore_errors=True)
     return None
 
 

@@ -133,6 +133,22 @@ def read_records(run_dir: Path) -> list[CaseRecord]:
     return list(iter_records(run_dir))
 
 
+def slim_record(record: CaseRecord) -> CaseRecord:
+    """A copy light enough to keep thousands in memory: no results, argument texts or verdict details."""
+    for call in record.trace.calls:
+        call.result = None
+        call.arguments_raw = ""
+        call.arguments = {} if call.arguments is not None else None
+    for round_info in record.trace.rounds:
+        round_info.text = round_info.text[:200]
+    record.trace.final_state = None
+    record.trace.final_text = record.trace.final_text[:200]
+    for verdict in record.verdicts.values():
+        verdict.details = {}
+        verdict.warnings = []
+    return record
+
+
 def latest_records(records: list[CaseRecord]) -> list[CaseRecord]:
     """One record per (key, trial): the last written wins (a resumed error overrides the earlier one)."""
     latest: dict[tuple[str, int], CaseRecord] = {}

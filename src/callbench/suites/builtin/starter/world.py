@@ -154,6 +154,7 @@ def search_notes(world: StarterWorld, query: str) -> dict[str, Any]:
 
 
 def write_file(world: StarterWorld, filename: str, content: str) -> dict[str, Any]:
+    world.workdir.mkdir(parents=True, exist_ok=True)
     path = world.workdir / filename
     path.write_text(content, encoding="utf-8")
     return {"filename": filename, "bytes": len(content.encode("utf-8"))}
