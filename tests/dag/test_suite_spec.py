@@ -107,3 +107,29 @@ def test_aggregate_without_both_arms_has_no_restatement_effect() -> None:
     suite = load_suite("n_core=5;depth=2;seeds=2", SuiteOptions())
     records = [{"verdicts": {"dag": play(suite, c, PlannerAgent())[1].model_dump(mode="json")}} for c in suite.cases]
     assert aggregate(records)["restatement"] is None
+
+
+def test_repeated_trials_use_a_task_clustered_interval() -> None:
+    suite = load_suite("n_core=5;depth=2;seeds=2", SuiteOptions())
+    verdicts = [play(suite, c, PlannerAgent())[1].model_dump(mode="json") for c in suite.cases]
+    records = [{"verdicts": {"dag": v}, "trial": t} for v in verdicts for t in (1, 2, 3)]
+    row = aggregate(records)["rows"][0]
+    assert row["n"] == 6 and row["successes"] == 6
+    assert (row["ci_low"], row["ci_high"]) == (1.0, 1.0)  # bootstrap over 2 tasks, not Wilson over 6
+
+
+def test_episode_options_reach_the_executor() -> None:
+    from callbench.executors.dag import DagExecutor
+    from callbench.generate.dag_runtime import REMINDER_HEAD
+
+    for spec, check in (
+        ("restate=on", lambda out: out.ok and REMINDER_HEAD.strip() in out.content),
+        ("mode=explicit", lambda out: not out.ok and out.content == '"Error occurred."' and out.result is None),
+    ):
+        suite = load_suite(f"n_core=5;depth=4;seeds=1;{spec}", SuiteOptions())
+        case = suite.cases[0]
+        session = DagExecutor().start(case, Path("."), suite)
+        step = case.expected[0] if spec == "restate=on" else case.expected[-1]  # last: inputs unknown
+        out = session.call(step.tool, dict(step.arguments))
+        assert check(out), spec
+        assert out.annotations["node_kind"] == "core"

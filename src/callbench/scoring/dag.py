@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from callbench.executors.dag import new_runtime, task_of
 from callbench.generate.dag_answer import lenient_match, strict_match
 from callbench.generate.dag_runtime import FAILURE_CLASSES, DagRuntime
-from callbench.report.stats import paired_comparison, wilson_interval
+from callbench.report.stats import Interval, bootstrap_interval, paired_comparison, wilson_interval
 from callbench.scoring.base import Reason, Verdict
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ def _row(setting: str, arm: str, recs: list[Mapping[str, Any]]) -> dict[str, Any
         failures.update(det.get("failure_counts") or {})
         if det.get("first_failure"):
             firsts[det["first_failure"]["failure"]] += 1
-    ci = wilson_interval(len(wins), len(verdicts))
+    ci = _interval(verdicts)
     return {
         "setting": setting, "arm": arm, "n": len(verdicts), "successes": len(wins),
         "success_rate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
@@ -192,16 +192,25 @@ def _row(setting: str, arm: str, recs: list[Mapping[str, Any]]) -> dict[str, Any
     }
 
 
+def _interval(verdicts: list[Mapping[str, Any]]) -> Interval:
+    """Wilson when every task appears once; a bootstrap clustered by task when trials repeat it."""
+    tasks = [str((v.get("details") or {}).get("task_id")) for v in verdicts]
+    flags = [bool(v.get("passed")) for v in verdicts]
+    if len(set(tasks)) == len(tasks):
+        return wilson_interval(sum(flags), len(flags))
+    return bootstrap_interval([float(f) for f in flags], tasks)
+
+
 def _restatement(groups: dict[tuple[str, str], list[Mapping[str, Any]]]) -> dict[str, Any] | None:
     """Paired restate-minus-plain difference over tasks run in both arms (None if one arm ran)."""
     pairs: dict[str, dict[str, bool]] = defaultdict(dict)
     clusters: dict[str, str] = {}
-    for (setting, arm), recs in groups.items():
+    for (_, arm), recs in groups.items():
         for rec in recs:
             det = (_verdict(rec) or {}).get("details") or {}
             key = f"{det.get('task_id')}#{rec.get('trial', 1)}"
             pairs[key][arm] = bool((_verdict(rec) or {}).get("passed"))
-            clusters[key] = setting
+            clusters[key] = str(det.get("task_id"))  # trials of one task are not independent
     both = sorted(k for k, v in pairs.items() if len(v) == 2)
     if not both:
         return None
