@@ -70,7 +70,12 @@ def test_live_state_writer_tracks_cases_in_flight(tmp_path):
 
 def test_browser_view_updates_while_run_grows(server):
     srv, run, recs = server
-    LiveStateWriter(run).on_run_start(SimpleNamespace(run_id="r"), 30)
+    writer = LiveStateWriter(run)
+    writer.on_run_start(SimpleNamespace(run_id="r"), 30)
+    case = SimpleNamespace(suite="demo", id="in-flight")
+    writer.on_case_start(case, 1, ["a"])
+    writer.on_round(case, RoundInfo(index=1, started_at=0.0), [])
+    writer._write(force=True)
     with browser_page() as (page, console):
         page.goto(srv.url)
         page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
@@ -78,5 +83,7 @@ def test_browser_view_updates_while_run_grows(server):
         page.wait_for_function("document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000)
         n = page.locator("[data-testid=card] .n").first.inner_text()
         assert n == "30"
-        assert page.locator("#live").is_visible()
+        live_case = page.locator("[data-testid=live-case]")
+        assert live_case.inner_text().startswith("demo:in-flight")
+        assert live_case.locator(".badge.warn").inner_text() == "R1 no call"
         assert console.errors == []

@@ -117,17 +117,27 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
+class _StatusProgress(Progress):
+    """A progress bar with a second line for the running figures (fits 80 columns)."""
+
+    status: Text = Text("")
+
+    def get_renderables(self) -> Any:
+        yield self.make_tasks_table(self.tasks)
+        yield self.status
+
+
 class RichProgress:
     """A rich progress bar: cases done/total, pass rate per tier, errors, requests/s, ETA."""
 
     def __init__(self, console: Console) -> None:
         self.tally = RunTally()
-        self.progress = Progress(
+        self.progress = _StatusProgress(
             TextColumn("[bold]cases"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
             TimeElapsedColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
             console=console,
             transient=False,
         )
@@ -136,26 +146,27 @@ class RichProgress:
     def on_run_start(self, header: Any, total: int) -> None:
         self.tally = RunTally(total=total)
         self.progress.start()
-        self.task = self.progress.add_task("run", total=total, status=self._status())
+        self.progress.status = self._status()
+        self.task = self.progress.add_task("run", total=total, eta="?")
 
     def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
         self.tally.requests += 1
 
     def on_case_end(self, record: Any) -> None:
         self.tally.add_record(_dump(record))
+        self.progress.status = self._status()
         if self.task is not None:
-            self.progress.update(self.task, completed=self.tally.done, status=self._status())
+            eta = self.tally.eta_s()
+            self.progress.update(self.task, completed=self.tally.done, eta="?" if eta is None else _duration(eta))
 
     def on_run_end(self, summary: dict[str, Any]) -> None:
-        if self.task is not None:
-            self.progress.update(self.task, status=self._status())
+        self.progress.status = self._status()
+        self.progress.refresh()
         self.progress.stop()
 
     def _status(self) -> Text:
-        eta = self.tally.eta_s()
         return Text(
-            f"{self.tally.pass_rates()} | errors {self.tally.errors} | "
-            f"{self.tally.requests_per_s():.2f} req/s | ETA {'?' if eta is None else _duration(eta)}"
+            f"pass {self.tally.pass_rates()} | errors {self.tally.errors} | {self.tally.requests_per_s():.2f} req/s"
         )
 
 
