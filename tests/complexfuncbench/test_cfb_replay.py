@@ -65,3 +65,28 @@ def test_begin_round_skips_calls_the_harness_rejected(tmp_path):
     outcome = session.call(*lookup)  # the harness never executes the malformed call
     assert outcome.ok and session.episode.turns == 1
     assert [r.status for r in session.episode.results] == ["decode_error", "matched"]
+
+
+def test_replay_uses_judge_verdicts_stored_by_an_earlier_scoring(tmp_path):
+    import asyncio
+
+    from callbench.scoring.complexeval import ComplexEvalScorer
+    from callbench.scoring.judge import Judge, VerdictCache
+    from callbench.suites.base import SuiteOptions
+    from cfb_helpers import ScriptedProvider, trace_of
+
+    options = SuiteOptions(extra={"judge": "scripted:judge-1", "judge_cache": str(tmp_path / "cache")})
+    suite = load_suite("complexfuncbench:fixture:faithful", options)
+    case = next(c for c in suite.cases if c.id == "Hotels-0")
+    paris = ("Search_Hotel_Destination", {"query": "Paris, France"})
+    before = ReplayExecutor().start(case, tmp_path, suite).call(*paris)
+    assert before.annotations["cfb_status"] == "mismatch"  # nothing cached yet
+
+    provider = ScriptedProvider(reply_for=lambda m: '{"is_equal": true, "reason": "same"}'
+                                if "equivalent" in m[0].content else '{"score": 2}')
+    judge = Judge(provider, label="scripted:judge-1", cache=VerdictCache(tmp_path / "cache"))
+    trace = trace_of(wire_turns(case, [[paris]]), final_text="")
+    asyncio.run(ComplexEvalScorer(suite, judge=judge).ascore(case, trace))
+
+    after = ReplayExecutor().start(case, tmp_path, suite).call(*paris)
+    assert after.ok and after.annotations["cfb_method"] == "judge"

@@ -20,6 +20,7 @@ from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
 from callbench.scoring.cfb_engine import CallResult, Episode
 from callbench.scoring.cfb_types import PredCall, canonical
 from callbench.scoring.embedders import Embedder, make_embedder
+from callbench.scoring.judge import Judge, VerdictCache, judge_lookup
 from callbench.suites.cfb_names import NameMap
 from callbench.suites.complexfuncbench import case_sample, case_settings
 
@@ -92,6 +93,19 @@ class ReplayExecutor(Executor):
 
     def __init__(self) -> None:
         self._embedders: dict[str, Embedder] = {}
+        self._judges: dict[tuple[str, str], Judge] = {}
+
+    def _cached_judge(self, suite: Suite | None) -> Judge | None:
+        # The LLM judge itself runs when scoring (it is async); during a run the replay can still
+        # use verdicts an earlier scoring stored in the judge cache folder.
+        config = (getattr(suite, "metadata", None) or {}).get("complexeval", {})
+        spec, folder = config.get("judge"), config.get("judge_cache")
+        if not spec or not folder:
+            return None
+        key = (str(spec), str(folder))
+        if key not in self._judges:
+            self._judges[key] = Judge(None, label=str(spec), cache=VerdictCache(Path(folder)))
+        return self._judges[key]
 
     def _embedder(self, spec: str) -> Embedder:
         # One embedder per spec for the whole run (a dense model is loaded once).
@@ -102,4 +116,6 @@ class ReplayExecutor(Executor):
     def start(self, case: Case, workdir: Path, suite: Suite | None = None) -> ReplaySession:
         sample, names = case_sample(case)
         settings = case_settings(case)
-        return ReplaySession(Episode(sample, settings, self._embedder(settings.embedder)), names)
+        judge = self._cached_judge(suite)
+        lookup = judge_lookup(judge, sample) if judge is not None else None
+        return ReplaySession(Episode(sample, settings, self._embedder(settings.embedder), judge=lookup), names)

@@ -15,12 +15,12 @@ from typing import Any
 
 from callbench.harness.trace import Trace
 from callbench.scoring.base import Reason, Verdict
-from callbench.scoring.cfb_engine import Episode, JudgeLookup
+from callbench.scoring.cfb_engine import Episode
 from callbench.scoring.cfb_metrics import aggregate_records
 from callbench.scoring.cfb_outcome import EpisodeOutcome, finish
 from callbench.scoring.cfb_types import CfbSettings, GoldCall, PredCall
 from callbench.scoring.embedders import Embedder, make_embedder
-from callbench.scoring.judge import Judge, VerdictCache
+from callbench.scoring.judge import Judge, VerdictCache, judge_lookup
 from callbench.suites.case import Case
 from callbench.suites.cfb_data import CfbSample
 from callbench.suites.cfb_names import NameMap
@@ -79,24 +79,12 @@ class ComplexEvalScorer:
             self._embedders[spec] = make_embedder(spec)
         return self._embedders[spec]
 
-    def _lookup(self, sample: CfbSample, asked: dict[str, bool]) -> JudgeLookup | None:
-        if self.judge is None:
-            return None
-        judge, functions = self.judge, {f["name"]: f for f in sample.functions}
-
-        def lookup(pred: PredCall, gold: GoldCall) -> bool | None:
-            function = functions.get(gold.name)
-            cached = judge.lookup_call(pred, gold, function)
-            return cached if cached is not None else asked.get(judge.call_key(pred, gold, function))
-
-        return lookup
-
     def replay(self, case: Case, trace: Trace, asked: dict[str, bool] | None = None
                ) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
         """Re-play the trace through a fresh episode (judge verdicts from the cache, or ``asked``)."""
         sample, names = self._sample(case)
         settings = case_settings(case, self.overrides)
-        lookup = self._lookup(sample, asked if asked is not None else {})
+        lookup = judge_lookup(self.judge, sample, asked) if self.judge is not None else None
         episode = Episode(sample, settings, self._embedder(settings.embedder), judge=lookup)
         for turn in trace_turns(trace, names):
             episode.play_turn(turn)

@@ -15,7 +15,9 @@ from typing import Any
 from callbench._hashing import sha256_of
 from callbench.errors import ProviderError
 from callbench.messages import GenerationSettings, Message
+from callbench.scoring.cfb_engine import JudgeLookup
 from callbench.scoring.cfb_types import GoldCall, PredCall
+from callbench.suites.cfb_data import CfbSample
 
 CALL_SYSTEM = """You decide whether two function calls made for the same user request are equivalent:
 would the function, given either call, return the same information for this request?
@@ -163,3 +165,17 @@ def _as_score(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return value if isinstance(value, int) and value in (0, 1, 2) else None
+
+
+def judge_lookup(judge: Judge, sample: CfbSample, asked: dict[str, bool] | None = None) -> JudgeLookup:
+    """A synchronous verdict lookup for an episode: the judge's cache, then ``asked`` (verdicts of
+    the current scoring, including uncacheable ones); ``None`` when the pair was never judged."""
+    functions = {f["name"]: f for f in sample.functions}
+    extra = asked if asked is not None else {}
+
+    def lookup(pred: PredCall, gold: GoldCall) -> bool | None:
+        function = functions.get(gold.name)
+        cached = judge.lookup_call(pred, gold, function)
+        return cached if cached is not None else extra.get(judge.call_key(pred, gold, function))
+
+    return lookup
