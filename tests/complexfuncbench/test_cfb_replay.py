@@ -70,10 +70,11 @@ def test_begin_round_skips_calls_the_harness_rejected(tmp_path):
 def test_replay_uses_judge_verdicts_stored_by_an_earlier_scoring(tmp_path):
     import asyncio
 
+    from cfb_helpers import ScriptedProvider, trace_of
+
     from callbench.scoring.complexeval import ComplexEvalScorer
     from callbench.scoring.judge import Judge, VerdictCache
     from callbench.suites.base import SuiteOptions
-    from cfb_helpers import ScriptedProvider, trace_of
 
     options = SuiteOptions(extra={"judge": "scripted:judge-1", "judge_cache": str(tmp_path / "cache")})
     suite = load_suite("complexfuncbench:fixture:faithful", options)

@@ -18,7 +18,7 @@ from callbench.scoring.base import Reason, Verdict
 from callbench.scoring.cfb_engine import Episode
 from callbench.scoring.cfb_metrics import aggregate_records
 from callbench.scoring.cfb_outcome import EpisodeOutcome, finish
-from callbench.scoring.cfb_types import CfbSettings, GoldCall, PredCall
+from callbench.scoring.cfb_types import CfbSettings, PredCall
 from callbench.scoring.embedders import Embedder, make_embedder
 from callbench.scoring.judge import Judge, VerdictCache, judge_lookup
 from callbench.suites.case import Case
