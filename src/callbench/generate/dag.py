@@ -4,9 +4,10 @@ Faithful to the official construction by default (see ``docs/dag-tasks.md``); th
 :data:`~callbench.generate.dag_types.FLAGS` are opt-in and recorded in ``task.metadata``.
 
 Example:
-    >>> from callbench.generate.dag import generate
-    >>> task = generate(DagParams(n_core=5, depth=2, n_conn=3, seed=100))
-    >>> task.prompt.splitlines()[0]  # doctest: +SKIP
+    >>> from callbench.generate.dag import generate, make_params
+    >>> task = generate(make_params(n_core=5, depth=2, n_conn=3, seed=100))
+    >>> len(task.nodes), task.params.setting
+    (8, 'c5-d2-conn3-dis0')
 """
 
 from __future__ import annotations

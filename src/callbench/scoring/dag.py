@@ -167,7 +167,9 @@ def aggregate(records: Iterable[Any]) -> dict[str, Any]:
         det = verdict.get("details") or {}
         groups[(det.get("setting", "?"), "restate" if det.get("restate") else "plain")].append(rec)
     rows = [_row(setting, arm, recs) for (setting, arm), recs in sorted(groups.items())]
-    return {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
+    summary = {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
+    summary["table"] = format_table(summary)  # ready-to-print text for summaries
+    return summary
 
 
 def _row(setting: str, arm: str, recs: list[Mapping[str, Any]]) -> dict[str, Any]:

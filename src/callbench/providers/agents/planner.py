@@ -26,6 +26,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from callbench.errors import ConfigError
 from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
@@ -64,8 +65,9 @@ class Beliefs:
     called: set[str] = field(default_factory=set)
     target_value: int | None = None
 
-    @property
+    @cached_property
     def producer(self) -> dict[str, str]:
+        """Type -> the function that outputs it."""
         return {f.output_type: f.name for f in self.functions.values()}
 
     def callable(self) -> list[Function]:
