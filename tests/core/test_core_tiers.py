@@ -1,6 +1,6 @@
 """Each pass rule of each strict tier, on its passing and its failing side."""
 
-from helpers import case, passes, trace, verdicts
+from core_helpers import case, passes, trace, verdicts
 
 OK = {"execution": "ok"}
 
