@@ -58,11 +58,11 @@ def summarise(per: dict[str, dict[str, Any]]) -> dict[str, Any]:
     if present & set(LIVE_AST):
         out["live_ast"] = _weighted(per, LIVE_AST, missing)
     if present & set(MULTI):
-        out["multi_turn"] = _mean(per, MULTI, missing)
+        out["multi_turn_overall"] = _mean(per, MULTI, missing)
     if present & {"irrelevance", "live_irrelevance"}:
-        out["irrelevance"] = _mean(per, ("irrelevance", "live_irrelevance"), missing)
+        out["irrelevance_overall"] = _mean(per, ("irrelevance", "live_irrelevance"), missing)
     if "live_relevance" in present:
-        out["relevance"] = per["live_relevance"]["accuracy"]
+        out["relevance_overall"] = per["live_relevance"]["accuracy"]
     out["missing"] = sorted(missing)
     return out
 

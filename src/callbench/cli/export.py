@@ -1,0 +1,29 @@
+"""``callbench export``: write a run in another tool's format (``export bfcl RUN_DIR``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+export_app = typer.Typer(help="Write a stored run in another benchmark tool's format.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(export_app, name="export")
+
+
+@export_app.command("bfcl", help="Write BFCL FC-format result files so `bfcl evaluate` can score the run.")
+def export_bfcl(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder of the bfcl suite.")],
+    out: Annotated[Optional[Path], typer.Option("--out", help="Result folder (default RUN_DIR/bfcl/result).")] = None,
+    model: Annotated[str, typer.Option("--model", help="A model name registered in BFCL (a label only).")] =
+        "gpt-4o-2024-11-20-FC",
+    underscore_to_dot: Annotated[bool, typer.Option(
+        "--underscore-to-dot/--keep-dots", help="Write dotted function names with '_' (as the model's BFCL "
+        "config expects; on for OpenAI/Anthropic FC models).")] = True,
+) -> None:
+    from callbench.interop.bfcl_cli import export_bfcl_run
+
+    export_bfcl_run(run_dir, out or run_dir / "bfcl" / "result", model, underscore_to_dot)

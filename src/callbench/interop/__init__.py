@@ -1,0 +1,1 @@
+"""Interchange with other benchmark tools' file formats."""
