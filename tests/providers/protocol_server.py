@@ -97,6 +97,8 @@ class ProtocolServer:
         """Called for every request after the queue; a returned fault is served instead of a reply."""
         self.requests: list[tuple[str, dict[str, Any], dict[str, str]]] = []
         self.record_requests = True
+        self.fixed_payload: bytes | None = None
+        """When set, every successful reply is these bytes (the benchmark: no per-request rendering)."""
         self.port = 0
         self._serial = 0
         self._lock = threading.Lock()
@@ -141,6 +143,11 @@ class ProtocolServer:
         path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
         headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        if self.fixed_payload is not None and not self.faults:
+            if self.latency_s:
+                await asyncio.sleep(self.latency_s)
+            await self._send(writer, 200, self.fixed_payload)
+            return True
         body = json.loads(raw or b"{}")
         api: Api = "anthropic" if path.endswith("/messages") else "openai"
         with self._lock:
@@ -232,11 +239,15 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long")
+    parser.add_argument("--text-only", action="store_true", help="always answer in text (one round per case)")
     args = parser.parse_args()
 
     async def serve() -> None:
-        server = ProtocolServer(latency_s=args.latency)
+        responder = (lambda api, body: Turn(text="done")) if args.text_only else first_tool_responder
+        server = ProtocolServer(responder=responder, latency_s=args.latency)
         server.record_requests = False
+        if args.text_only:
+            server.fixed_payload = json.dumps(render("openai", Turn(text="done"), "bench", 0)).encode()
         server.port = args.port
         await server.start()
         print(server.port, flush=True)
