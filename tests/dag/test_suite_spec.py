@@ -51,7 +51,8 @@ def test_case_fields() -> None:
     plain, restate = suite.cases
     assert restate.id == plain.id + "-restate" and restate.executor_config["restate"] is True
     assert plain.max_calls == 10 and plain.harness_guidance is False and plain.system == ""
-    assert plain.template == "c5-d2-conn3-dis0|plain"
+    assert plain.template == restate.template == "c5-d2-conn3-dis0-s0"
+    assert plain.metadata["setting"] == "c5-d2-conn3-dis0" and plain.metadata["arm"] == "plain"
     assert [t.name for t in plain.inline_contracts()] == plain.executor_config["task"]["tool_order"]
     schema = plain.inline_contracts()[0].parameters
     assert schema["additionalProperties"] is False and set(schema["required"]) == set(schema["properties"])

@@ -249,7 +249,9 @@ def build_case(task: DagTask, episode: EpisodeOptions) -> Case:
             "scoring": episode.scoring,
         },
         harness_guidance=False,
-        template=f"{task.params.setting}|{arm}",
+        # The graph is the statistical unit: its trials and both restatement arms form one cluster.
+        # (Clustering by setting would give a zero-width interval for a one-setting run.)
+        template=f"{task.params.setting}-s{task.params.seed}",
         metadata={"setting": task.params.setting, "arm": arm, "seed": task.params.seed, "dag": task.metadata},
     )
 
