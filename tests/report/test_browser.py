@@ -103,3 +103,26 @@ def test_ten_thousand_cases_render_lazily(tmp_path):
         page.fill("#f-search", "case-09999")
         page.wait_for_function("document.querySelectorAll('[data-testid=case-row]').length === 1")
         assert console.errors == []
+
+
+def test_argument_diff_follows_the_dsl(tmp_path):
+    import random
+
+    from synth import make_record
+
+    rec = make_record(1, rng=random.Random(0), skill=1.0)
+    rec["trace"]["calls"][0]["arguments"] = {"name": "gene1", "limit": 7, "extra": True, "unit": "c"}
+    rec["metadata"]["expected"] = [{"tool": rec["expected_tools"][0][0], "arguments": {
+        "name": {"$any": True}, "limit": 5, "unit": {"$one_of": ["c", "f"]}, "species": {"$default": "human"},
+        "source": {"$ref": "search.id"}}}]
+    out = write_report([write_run(tmp_path / "r", [rec])], tmp_path / "r.html")
+    with browser_page() as (page, console):
+        page.goto(out.as_uri())
+        page.locator("[data-testid=case-row]").first.click()
+        expected_side = page.locator("[data-testid=arg-diff] > div").first
+        states = {
+            line.inner_text().split(":")[0]: line.get_attribute("data-state")
+            for line in expected_side.locator(".kv").all()
+        }
+        assert states == {"extra": "diff", "limit": "diff", "name": "", "source": "missing", "species": "", "unit": ""}
+        assert console.errors == []

@@ -36,3 +36,17 @@ def test_multi_run_payload_has_leaderboard_and_comparisons(tmp_path):
     cmp = payload["comparisons"][0]
     assert cmp["a"].startswith("m1") and cmp["difference"]["estimate"] > 0 and cmp["mcnemar_p"] < 0.05
     assert set(cmp["disagreeing"]) <= {r["key"] for r in read_run(a).records}
+
+
+def test_attach_expected_reads_the_runs_suite(tmp_path):
+    import callbench
+    from callbench.report.rundata import attach_expected
+
+    result = callbench.run("starter", "noisy", limit=2, out_dir=tmp_path / "run", progress="quiet")
+    run = read_run(result.run_dir)
+    assert attach_expected(run) == []
+    assert all(isinstance(r["expected"], list) and r["expected"][0]["tool"] for r in run.records)
+    stale = read_run(result.run_dir)
+    stale.header["suites"][0]["hash"] = "0" * 64
+    assert "hash differs" in attach_expected(stale)[0]
+    assert all("expected" not in r for r in stale.records)

@@ -16,7 +16,7 @@ from typing import Any
 import jinja2
 
 from callbench.errors import PoolingError, UserError
-from callbench.report.rundata import RunData, read_run
+from callbench.report.rundata import RunData, attach_expected, read_run
 from callbench.report.stats import compare_runs, statistics_summary, strata
 
 MAX_TEXT = 4000
@@ -146,6 +146,8 @@ def write_report(run_dirs: Sequence[str | Path], output: str | Path, title: str 
     if not run_dirs:
         raise UserError("give at least one run directory")
     runs = [read_run(d) for d in run_dirs]
+    for run in runs:
+        attach_expected(run)
     _dedupe_labels(runs)
     out = Path(output)
     page = render_html(build_payload(runs), title or "callbench report")

@@ -122,3 +122,36 @@ def read_run(run_dir: str | Path, *, allow_partial: bool = False) -> RunData:
     records = tail.read_new()
     summary = read_json(path / SUMMARY_FILE, required=False)
     return RunData(path=path, header=header, records=records, summary=summary, offset=tail.offset)
+
+
+def attach_expected(run: RunData) -> list[str]:
+    """Give each record its case's expected steps (tool + arguments), read from the run's suites.
+
+    Records only name the expected tools; the report's argument diff needs the arguments too.
+    A suite is used only when it still loads with the hash recorded in ``run.json``, so the
+    expectations shown are the ones the run was scored against.
+
+    Returns:
+        Notes on suites that could not be used (shown nowhere else; the report still works).
+    """
+    from callbench.suites.resolve import load_suite
+
+    steps: dict[str, list[dict[str, Any]]] = {}
+    notes = []
+    for info in run.header.get("suites") or []:
+        spec = str(info.get("spec") or info.get("name") or "")
+        try:
+            suite = load_suite(spec, data=info.get("data"))
+        except Exception as exc:  # noqa: BLE001 (any loader failure only costs the argument diff)
+            notes.append(f"{spec}: not loaded ({exc})")
+            continue
+        if info.get("hash") and suite.hash != info["hash"]:
+            notes.append(f"{spec}: changed since the run (hash differs); expected arguments not shown")
+            continue
+        for case in suite.cases:
+            steps[f"{suite.name}:{case.id}"] = [s.model_dump(mode="json") for s in case.expected]
+    for rec in run.records:
+        key = str(rec.get("key"))
+        if "expected" not in rec and key in steps:
+            rec["expected"] = steps[key]
+    return notes

@@ -286,7 +286,10 @@
   function expectedSteps(r) {
     // Expected steps with arguments when the record carries them; else tool names only.
     const steps = r.expected || (r.metadata && r.metadata.expected);
-    if (Array.isArray(steps)) return steps.map((s) => ({ tool: Array.isArray(s.tool) ? s.tool.join(" | ") : s.tool, tools: [].concat(s.tool), arguments: s.arguments, times: s.times }));
+    if (Array.isArray(steps)) {
+      // One entry per expected call instance (a step with times: N expects N calls), as the scorer counts them.
+      return steps.flatMap((s) => Array.from({ length: Math.max(1, s.times || 1) }, () => ({ tool: Array.isArray(s.tool) ? s.tool.join(" | ") : s.tool, tools: [].concat(s.tool), arguments: s.arguments || {} })));
+    }
     return (r.expected_tools || []).map((tools) => ({ tool: tools.join(" | "), tools, arguments: null }));
   }
 
@@ -297,6 +300,40 @@
       if (Array.isArray(m)) return new Map(m.map((x) => [x.expected_index, x.call_index]));
     }
     return null;
+  }
+
+  // An approximation of the scorer's argument DSL, for highlighting only: the verdict is authoritative.
+  const hasKey = (obj, k) => obj !== null && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, k);
+  const isPlain = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+  function keyState(exp, act, k) {
+    const e = hasKey(exp, k), a = hasKey(act, k);
+    if (!e) return "diff"; // an argument the step does not expect
+    if (!a) return isPlain(exp[k]) && hasKey(exp[k], "$default") ? "" : "missing";
+    const verdict = matchValue(exp[k], act[k]);
+    return verdict === null ? "ref" : verdict ? "" : "diff";
+  }
+
+  function matchValue(e, a) {
+    if (isPlain(e)) {
+      if (hasKey(e, "$any")) return a !== null && a !== undefined && a !== "";
+      if (hasKey(e, "$default")) return matchValue(e.$default, a);
+      if (hasKey(e, "$ref")) return null; // resolved against earlier results by the scorer
+      if (hasKey(e, "$pattern")) { try { return typeof a === "string" && new RegExp(String(e.$pattern)).test(a); } catch (err) { return null; } }
+      if (hasKey(e, "$one_of") && Object.keys(e).length === 1) {
+        const results = (e.$one_of || []).map((alt) => matchValue(alt, a));
+        return results.includes(true) ? true : results.includes(null) ? null : false;
+      }
+      if (!isPlain(a)) return false;
+      const results = uniq(Object.keys(e).concat(Object.keys(a))).map((k) => keyState(e, a, k));
+      return results.every((r) => r === "") ? true : results.some((r) => r === "diff" || r === "missing") ? false : null;
+    }
+    if (Array.isArray(e)) {
+      if (!Array.isArray(a) || a.length !== e.length) return false;
+      const results = e.map((x, i) => matchValue(x, a[i]));
+      return results.includes(false) ? false : results.includes(null) ? null : true;
+    }
+    return json(e) === json(a);
   }
 
   function argumentDiff(expected, calls, matches) {
@@ -312,15 +349,15 @@
       }
       const exp = step.arguments || {}, act = (call && call.arguments) || {};
       const keys = uniq(Object.keys(exp).concat(Object.keys(act)));
-      const line = (obj, k, other) => {
-        const has = Object.prototype.hasOwnProperty.call(obj, k);
-        const same = has && Object.prototype.hasOwnProperty.call(other, k) && json(obj[k]) === json(other[k]);
-        return el("div", { class: "kv" + (has ? (same ? "" : " diff") : " missing"), text: has ? `${k}: ${json(obj[k])}` : `${k}: (absent)` });
+      const state = new Map(keys.map((k) => [k, keyState(exp, act, k)]));
+      const line = (obj, k) => {
+        const has = hasKey(obj, k);
+        return el("div", { class: "kv " + state.get(k), "data-state": state.get(k), text: has ? `${k}: ${json(obj[k])}` : `${k}: (absent)` });
       };
       return el("div", { class: "args", "data-testid": "arg-diff" },
-        el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), keys.map((k) => line(exp, k, act))),
+        el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), keys.map((k) => line(exp, k))),
         el("div", {}, el("strong", { text: call ? `actual: ${call.tool}` : "actual: (no call)" }),
-          call && call.parse_error ? el("pre", { text: `unparsable arguments: ${call.arguments_raw}` }) : keys.map((k) => line(act, k, exp))));
+          call && call.parse_error ? el("pre", { text: `unparsable arguments: ${call.arguments_raw}` }) : keys.map((k) => line(act, k))));
     });
     const others = calls.map((c, j) => [c, j]).filter(([, j]) => !used.has(j));
     const extra = others.length ? el("div", { "data-testid": "unmatched-calls" }, el("strong", { text: "calls not matched to an expected step" }),
