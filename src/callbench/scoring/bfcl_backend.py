@@ -35,6 +35,9 @@ def backend_class(class_name: str) -> type:
     try:
         module = importlib.import_module(f"{BACKEND_PACKAGE}.{CLASS_MODULES[class_name]}")
     except ModuleNotFoundError as exc:
+        if exc.name and not exc.name.startswith("bfcl_eval"):
+            raise UserError(f"bfcl multi-turn backend {class_name} needs {exc.name!r}: "
+                            "pip install 'callbench[bfcl]'") from exc
         raise UserError("bfcl multi-turn needs the bfcl-eval package: pip install --no-deps bfcl-eval") from exc
     return getattr(module, class_name)
 
