@@ -38,6 +38,8 @@ def test_impossible_depths_are_skipped_and_all_expands() -> None:
         ("n_core=5;flags=magic", "unknown flag 'magic'"),
         ("n_core=5;depth=9", "no valid grid point"),
         ("n_core=5;depth", "must be key=value"),
+        ("n_core=6000;depth=3", "n_core: Input should be less than or equal to 5000"),
+        ("n_core=5;depth=2;n_conn=9000", "exceeds the limit of 5000 functions"),
     ],
 )
 def test_bad_specs_are_one_line_errors(spec: str, message: str) -> None:

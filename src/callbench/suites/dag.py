@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from callbench._names import did_you_mean
 from callbench.errors import ConfigError, SuiteError
-from callbench.generate.dag import generate, parameters_schema
+from callbench.generate.dag import generate, make_params, parameters_schema
 from callbench.generate.dag_types import FLAGS, DagParams, DagTask
 from callbench.generate.dag_validate import validate_task
 from callbench.suites.base import Suite, SuiteOptions
@@ -155,7 +155,7 @@ def grid(spec: DagSpec) -> list[DagParams]:
             if not 1 <= depth <= n_core - 1:
                 continue
             out.append(
-                DagParams(
+                make_params(
                     n_core=n_core, depth=depth, n_conn=n_conn, n_dis=n_dis, supertypes=spec.supertypes,
                     style=spec.style, noise_inputs=spec.noise, seed=seed, trial=trial, flags=spec.flags,
                 )
