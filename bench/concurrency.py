@@ -6,7 +6,10 @@ through ``callbench.run`` with the real ``openai`` provider at concurrency C, an
 
 * wall time vs the ideal ``N x latency / C`` (target: within 10%),
 * the engine-only wall time (first request to last record) vs the same ideal,
-* harness CPU time per request (this process only; the server runs elsewhere).
+* harness CPU time per request (this process only; the server runs elsewhere),
+* the same requests through the ``Model`` wrapper alone (no engine), to split provider cost
+  from engine cost,
+* the load average, since other processes on a small machine inflate every figure.
 
 Usage: python bench/concurrency.py [--cases 2000] [--concurrency 100] [--latency 0.1] [--repeat 3]
 """
@@ -14,7 +17,9 @@ Usage: python bench/concurrency.py [--cases 2000] [--concurrency 100] [--latency
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,6 +28,9 @@ import time
 from pathlib import Path
 
 import callbench
+from callbench.messages import GenerationSettings, Message
+from callbench.providers.model import Model, ModelOptions
+from callbench.providers.openai_compat import make_provider
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE.parent / "tests" / "providers" / "protocol_server.py"
@@ -63,6 +71,24 @@ def one_run(suite: Path, port: int, out: Path, cases: int, concurrency: int) -> 
     return {"wall": wall, "engine_wall": last - first, "cpu": cpu}
 
 
+async def model_only(port: int, cases: int, concurrency: int) -> dict[str, float]:
+    """The same requests through Model + provider with a plain semaphore (no engine, no scoring)."""
+    model = Model(make_provider(f"bench@http://127.0.0.1:{port}/v1"), options=ModelOptions(use_cache=False))
+    gate = asyncio.Semaphore(concurrency)
+    settings = GenerationSettings()
+
+    async def one(i: int) -> None:
+        async with gate:
+            await model.generate([Message.user(f"Say hello number {i}.")], [], settings)
+
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    try:
+        await asyncio.gather(*(one(i) for i in range(cases)))
+    finally:
+        await model.aclose()
+    return {"wall": time.perf_counter() - wall0, "cpu": time.process_time() - cpu0}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=2000)
@@ -75,8 +101,11 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             suite = write_suite(Path(tmp), args.cases)
+            load_before = os.getloadavg()[0]
             runs = [one_run(suite, port, Path(tmp) / f"run{i}", args.cases, args.concurrency)
                     for i in range(args.repeat)]
+            bare = [asyncio.run(model_only(port, args.cases, args.concurrency)) for _ in range(args.repeat)]
+            load_after = os.getloadavg()[0]
     finally:
         proc.terminate()
         proc.wait(10)
@@ -90,6 +119,11 @@ def main() -> None:
     print(f"engine wall (first..last case): {engine:.2f} s   ratio {engine / ideal:.3f}")
     print(f"harness CPU per request:        {cpu / args.cases * 1000:.3f} ms "
           f"(total {cpu:.2f} s; budget for no bottleneck {ideal / args.cases * 1000:.3f} ms)")
+    bare_wall = statistics.median(r["wall"] for r in bare)
+    bare_cpu = statistics.median(r["cpu"] for r in bare)
+    print(f"Model+provider only wall:       {bare_wall:.2f} s   ratio {bare_wall / ideal:.3f}   "
+          f"CPU per request {bare_cpu / args.cases * 1000:.3f} ms")
+    print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
