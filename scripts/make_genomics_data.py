@@ -4,6 +4,7 @@ The output is deterministic for a given seed, so the checked-in files can be reg
 compared byte for byte::
 
     python scripts/make_genomics_data.py            # writes src/callbench/domains/genomics/data/
+    python scripts/make_genomics_data.py OUT_DIR    # writes elsewhere (the tests compare the two)
 
 The genome is synthetic: gene names are borrowed from E. coli for readability, the sequences are
 random codons between real start and stop codons, so no biological claim is made.
@@ -228,8 +229,10 @@ def write_fixtures(proteins: dict[str, tuple[str, str]]) -> None:
     (OUT / "protein_fixtures.json").write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
 
 
-def main() -> None:
-    """Generate every file under the data folder."""
+def main(out: Path = OUT) -> None:
+    """Generate every file under ``out`` (default: the package's data folder)."""
+    global OUT
+    OUT = out
     rng = random.Random(SEED)
     OUT.mkdir(parents=True, exist_ok=True)
     chrom, features = build_chromosome(rng)
@@ -250,4 +253,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
