@@ -42,6 +42,10 @@ def test_gold_path_over_http_scores_full_marks(gold: GoldResponder, tmp_path: Pa
     assert _accuracies(result.summary) == dict.fromkeys(TIERS, 1.0)
     header = json.loads((result.run_dir / "run.json").read_text())
     assert header["provider"]["base_url"].startswith("http://127.0.0.1:")
+    usage = result.summary["usage"]
+    rounds = sum(len(r.trace.rounds) for r in result.records)
+    assert usage["tokens"]["requests"] == rounds and usage["tokens"]["input"] == 10 * rounds
+    assert usage["tokens"]["output"] == 5 * rounds and usage["latency_ms_p50"] > 0
 
 
 def test_transient_faults_are_retried_and_no_record_is_lost(gold: GoldResponder, tmp_path: Path) -> None:

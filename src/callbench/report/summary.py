@@ -13,6 +13,7 @@ from typing import Any
 from callbench.errors import PoolingError
 from callbench.report.records import SCHEMA_VERSION, CaseRecord, RunHeader
 from callbench.report.stats import statistics_summary
+from callbench.report.usage import usage_summary
 
 
 def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> str | None:
@@ -46,6 +47,7 @@ def build_summary(header: RunHeader, records: list[CaseRecord], scorers: dict[st
     }
     summary["scorer_aggregates"] = _scorer_aggregates(scorers or {}, completed)
     summary["statistics"] = statistics_summary(records)  # CIs, trials (pass@k, flip rate) per tier and mode
+    summary["usage"] = usage_summary(records, header.options.get("price_table"))  # tokens, cost, latency p50/p95
     return summary
 
 

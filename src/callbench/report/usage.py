@@ -8,6 +8,7 @@ Prices are optional: a table of USD per million input/output tokens per model na
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from callbench.errors import ConfigError
 from callbench.report.records import CaseRecord
+
+PRICES_ENV = "CALLBENCH_PRICES"
 
 
 class Price(BaseModel):
@@ -79,15 +82,20 @@ def case_usage(record: CaseRecord) -> dict[str, int]:
 
 
 def usage_summary(
-    records: Iterable[CaseRecord], prices: dict[str, Price] | None = None, model: str | None = None
+    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None, model: str | None = None
 ) -> dict[str, Any]:
     """Tokens per run and per case, latency p50/p95 of live requests, estimated cost.
 
     Args:
         records: The run's records (error records included: their requests were paid for too).
-        prices: Optional price table; the cost is estimated when it has ``model``.
+        prices: Optional price table (or the path of one; default: ``$CALLBENCH_PRICES`` if set);
+            the cost is estimated when it has an entry for ``model``.
         model: Model name to look up in ``prices`` (default: the model reported in the records).
     """
+    if prices is None and os.environ.get(PRICES_ENV):
+        prices = os.environ[PRICES_ENV]
+    if isinstance(prices, (str, Path)):
+        prices = load_prices(Path(prices))
     totals = {"input": 0, "output": 0, "reasoning": 0, "cached_input": 0, "requests": 0, "cache_hits": 0}
     latencies: list[float] = []
     per_case: list[int] = []
