@@ -11,7 +11,7 @@ for step in .ci/setup.d/*.sh; do
   bash "$step"
 done
 set +e
-python -m pytest -q -p no:cacheprovider "$@"
+python -m pytest -p no:cacheprovider "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -70,3 +70,14 @@ def test_plugin_package_registers_a_suite_through_the_entry_point(tmp_path):
     done = subprocess.run([sys.executable, "-c", script, str(target), str(tmp_path / "run")], capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip().endswith("1.0")
+
+
+def test_cli_resume_uses_the_recorded_configuration(tmp_path):
+    out = tmp_path / "run"
+    assert main(["run", "--model", "oracle", "--tier", "all", "--limit", "3", "--out", str(out),
+                 "--progress", "quiet"]) == 0
+    lines = (out / "records.jsonl").read_text().splitlines()
+    (out / "records.jsonl").write_text("\n".join(lines[:1]) + "\n")  # as if killed after one case
+    assert main(["run", "--resume", str(out), "--progress", "quiet"]) == 0
+    keys = [json.loads(line)["key"] for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(keys) == 3 and len(set(keys)) == 3
