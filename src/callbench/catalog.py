@@ -92,6 +92,16 @@ BUILTIN_PROVIDERS = {
     "anthropic": "callbench.providers.anthropic:make_provider",
     "prompt": "callbench.providers.prompt_mode:make_provider",
     "hf": "callbench.providers.hf_local:make_provider",
+    "vllm": "callbench.providers.presets:vllm",
+    "sglang": "callbench.providers.presets:sglang",
+    "ollama": "callbench.providers.presets:ollama",
+    "llamacpp": "callbench.providers.presets:llamacpp",
+    "deepseek": "callbench.providers.presets:deepseek",
+    "openrouter": "callbench.providers.presets:openrouter",
+    "azure": "callbench.providers.presets:azure",
+    "together": "callbench.providers.presets:together",
+    "groq": "callbench.providers.presets:groq",
+    "fireworks": "callbench.providers.presets:fireworks",
 }
 BUILTIN_EXECUTORS = {
     "contract": "callbench.executors.contract:ContractExecutor",
