@@ -71,3 +71,18 @@ def test_gold_state_is_cached_per_case() -> None:
     assert first is scorer.gold_state(case)
     assert first["files"] and "exports/edited.gbk" in first["files"]
     assert first["sequences"]["SYN01"]["length"] == 120000 + 6
+
+
+def test_aggregate_separates_state_changing_workflows(tmp_path: Path) -> None:
+    suite = load_complex()
+    scorer = StateMatchScorer(suite)
+    edit = next(c for c in suite.cases if c.id == "cut_apply_undo")
+    lookup = next(c for c in suite.cases if c.id == "gene_neighbourhood")
+    untouched = scorer.gold_states(lookup).initial
+    verdicts = [scorer.score(edit, Trace(final_state=untouched)), scorer.score(lookup, Trace(final_state=untouched))]
+    # cut + apply + undo restores the sequence, but the cut region stays on the clipboard.
+    assert verdicts[0].details["gold_changes_state"] and list(verdicts[0].details["differing"]) == ["clipboard"]
+    assert verdicts[1].details["gold_changes_state"] is False and verdicts[1].passed
+    figures = scorer.aggregate([{"verdicts": {"state-match": v.model_dump()}} for v in verdicts])
+    assert figures == {"applicable": 2, "state_changing_cases": 1, "state_changing_matched": 0,
+                       "state_changing_accuracy": 0.0, "read_only_cases": 1, "read_only_left_unchanged": 1}

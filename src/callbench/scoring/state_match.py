@@ -7,12 +7,16 @@ shows up too.
 
 The gold state is obtained by replaying the case's expected steps, in order, in a fresh session of
 the suite's executor (``$ref`` values taken from the replay's own results, call-only steps not
-executed). It is cached per case.
+executed). It is cached per case. For a read-only workflow the gold state is the initial state, so
+the check then says whether the model left the state untouched; ``details.gold_changes_state`` and
+the run-level ``aggregate`` keep the state-changing workflows apart.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,14 @@ from callbench.suites.case import REF_PATTERN, Case
 NAME = "state-match"
 
 
+@dataclass(frozen=True)
+class GoldStates:
+    """The executor state before any call and after the gold path."""
+
+    initial: dict[str, Any] | None
+    final: dict[str, Any] | None
+
+
 class StateMatchScorer:
     """Catalog entry ``state-match``; built as ``StateMatchScorer(suite)``."""
 
@@ -32,15 +44,16 @@ class StateMatchScorer:
 
     def __init__(self, suite: Any = None) -> None:
         self.suite = suite
-        self._gold: dict[str, dict[str, Any] | None] = {}
+        self._gold: dict[str, GoldStates | None] = {}
 
     def score(self, case: Case, trace: Trace) -> Verdict:
         """Compare ``trace.final_state`` with the gold final state, key by key."""
         if trace.final_state is None:
             return _not_applicable("the executor recorded no final state (stateless executor)")
-        gold = self.gold_state(case)
-        if gold is None:
+        states = self.gold_states(case)
+        if states is None or states.final is None:
             return _not_applicable("the suite's executor cannot replay the gold path")
+        gold = states.final
         keys = sorted(set(gold) | set(trace.final_state))
         differing = [k for k in keys if gold.get(k) != trace.final_state.get(k)]
         reasons = [Reason(code="state_mismatch", message=f"state '{k}' differs from the gold path's")
@@ -48,16 +61,44 @@ class StateMatchScorer:
         passed = not differing
         rationale = "final state equals the gold path's" if passed else \
             f"final state differs in {len(differing)} of {len(keys)} parts: {', '.join(differing)}"
-        details = {"applicable": True, "differing": {k: {"gold": gold.get(k), "actual": trace.final_state.get(k)}
-                                                     for k in differing}}
+        details = {"applicable": True, "gold_changes_state": states.initial != gold,
+                   "differing": {k: {"gold": gold.get(k), "actual": trace.final_state.get(k)} for k in differing}}
         return Verdict(scorer=NAME, passed=passed, partial=1.0 - len(differing) / max(1, len(keys)),
                        reasons=reasons, rationale=rationale, details=details)
 
-    def gold_state(self, case: Case) -> dict[str, Any] | None:
-        """The state after the gold path (cached per case)."""
+    def gold_states(self, case: Case) -> GoldStates | None:
+        """Initial state and state after the gold path (cached per case)."""
         if case.key not in self._gold:
             self._gold[case.key] = replay_gold(self.suite, case)
         return self._gold[case.key]
+
+    def gold_state(self, case: Case) -> dict[str, Any] | None:
+        """The state after the gold path."""
+        states = self.gold_states(case)
+        return states.final if states else None
+
+    def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
+        """Run-level figures, with state-changing workflows counted apart from read-only ones."""
+        verdicts = [_verdict_of(r) for r in records]
+        applicable = [v for v in verdicts if v is not None and v.details.get("applicable")]
+        changing = [v for v in applicable if v.details.get("gold_changes_state")]
+        unchanged = [v for v in applicable if not v.details.get("gold_changes_state")]
+        return {
+            "applicable": len(applicable),
+            "state_changing_cases": len(changing),
+            "state_changing_matched": sum(v.passed for v in changing),
+            "state_changing_accuracy": sum(v.passed for v in changing) / len(changing) if changing else None,
+            "read_only_cases": len(unchanged),
+            "read_only_left_unchanged": sum(v.passed for v in unchanged),
+        }
+
+
+def _verdict_of(record: Any) -> Verdict | None:
+    verdicts = record.get("verdicts", {}) if isinstance(record, dict) else getattr(record, "verdicts", {})
+    verdict = verdicts.get(NAME)
+    if isinstance(verdict, dict):
+        return Verdict.model_validate(verdict)
+    return verdict
 
 
 def _not_applicable(why: str) -> Verdict:
@@ -66,7 +107,7 @@ def _not_applicable(why: str) -> Verdict:
                    warnings=[why], details={"applicable": False})
 
 
-def replay_gold(suite: Any, case: Case) -> dict[str, Any] | None:
+def replay_gold(suite: Any, case: Case) -> GoldStates | None:
     """Execute the expected steps in a fresh executor session; ``None`` when that is impossible."""
     if suite is None:
         return None
@@ -85,6 +126,7 @@ def replay_gold(suite: Any, case: Case) -> dict[str, Any] | None:
     with tempfile.TemporaryDirectory(prefix="callbench-gold-") as workdir:
         session = executor.start(case, Path(workdir), suite)
         try:
+            initial = session.snapshot()
             for step in case.expected:
                 tool = step.tools[0]
                 contract = registry.find(tool)
@@ -95,6 +137,6 @@ def replay_gold(suite: Any, case: Case) -> dict[str, Any] | None:
                     outcome = session.call(tool, args)
                     if outcome.ok:
                         results[step.id] = outcome.result
-            return session.snapshot()
+            return GoldStates(initial, session.snapshot())
         finally:
             session.close()
