@@ -16,6 +16,7 @@ from typing import Any
 
 from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.providers.base import Provider
+from callbench.providers.wire import parse_arguments
 from callbench.suites.case import Case
 from callbench.tools.contract import ToolContract
 
@@ -28,7 +29,7 @@ def tool_call_turn(name: str, arguments: dict[str, Any] | str, *more: tuple[str,
     calls = []
     for tool, args in ((name, arguments), *more):
         raw = args if isinstance(args, str) else json.dumps(args)
-        parsed, error = _parse(raw)
+        parsed, error = parse_arguments(raw)
         calls.append(ToolCall(id=f"scripted_{next(_ids)}", name=tool, arguments_raw=raw, arguments=parsed,
                               parse_error=error))
     return ModelTurn(tool_calls=calls, model="scripted", finish_reason="tool_calls")
@@ -36,16 +37,6 @@ def tool_call_turn(name: str, arguments: dict[str, Any] | str, *more: tuple[str,
 
 def text_turn(text: str) -> ModelTurn:
     return ModelTurn(text=text, model="scripted", finish_reason="stop")
-
-
-def _parse(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: {exc.msg}"
-    if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
 
 
 class ScriptedProvider(Provider):
