@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from callbench.domains.genomics.registry_io import contract_yaml
 from callbench.domains.genomics.bindings import SPECS
+from callbench.domains.genomics.registry_io import contract_yaml
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "callbench" / "domains" / "genomics" / "registry"
 

@@ -79,9 +79,8 @@ def _check_value(value: Any, schema: dict[str, Any], text: str, path: str, probl
     elif isinstance(value, (int, float)):
         if float(value) not in numbers_in(text):
             problems.append(f"{path}: number {value} is not stated")
-    elif isinstance(value, str):
-        if not _string_stated(value, text):
-            problems.append(f"{path}: {value!r} is not stated")
+    elif isinstance(value, str) and not _string_stated(value, text):
+        problems.append(f"{path}: {value!r} is not stated")
 
 
 def _string_stated(value: str, text: str) -> bool:

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from callbench.domains.genomics.tools import (annotation, blast, editing, export, loading, marks, navigation,
-                                              primers, protein, remote, restriction, search, sequence, system,
-                                              tracks)
+from callbench.domains.genomics.tools import (
+                                              annotation,
+                                              blast,
+                                              editing,
+                                              export,
+                                              loading,
+                                              marks,
+                                              navigation,
+                                              primers,
+                                              protein,
+                                              remote,
+                                              restriction,
+                                              search,
+                                              sequence,
+                                              system,
+                                              tracks,
+)
 from callbench.domains.genomics.tools._spec import TOOLS, ToolFunc, ToolSpec
 
 _MODULES = (annotation, blast, editing, export, loading, marks, navigation, primers, protein, remote, restriction,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callbench.domains.genomics.tools._spec import (CHROM, END, START, array, enum, integer, obj, string, tool)
+from callbench.domains.genomics.tools._spec import CHROM, END, START, array, enum, integer, obj, string, tool
 from callbench.domains.genomics.tools.navigation import find_feature
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError

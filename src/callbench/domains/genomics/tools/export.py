@@ -7,8 +7,18 @@ from typing import Any
 
 from Bio.Seq import Seq
 
-from callbench.domains.genomics.tools._spec import (CHROM, END, FILE, START, boolean, enum, integer, obj,
-                                                    string, tool)
+from callbench.domains.genomics.tools._spec import (
+    CHROM,
+    END,
+    FILE,
+    START,
+    boolean,
+    enum,
+    integer,
+    obj,
+    string,
+    tool,
+)
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError
 

@@ -7,7 +7,17 @@ from typing import Any
 import primer3
 from Bio.Seq import Seq
 
-from callbench.domains.genomics.tools._spec import CHROM, END, SEQ, START, boolean, integer, number, string, tool
+from callbench.domains.genomics.tools._spec import (
+    CHROM,
+    END,
+    SEQ,
+    START,
+    boolean,
+    integer,
+    number,
+    string,
+    tool,
+)
 from callbench.domains.genomics.tools.sequence import clean_dna, gc_fraction
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError

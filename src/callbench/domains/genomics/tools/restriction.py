@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from typing import Any
 
 from Bio import Restriction
 from Bio.Seq import Seq
 
-from callbench.domains.genomics.tools._spec import (CHROM, END, SEQ, START, array, boolean, integer, number,
-                                                    string, tool)
+from callbench.domains.genomics.tools._spec import (
+    CHROM,
+    END,
+    SEQ,
+    START,
+    array,
+    boolean,
+    integer,
+    number,
+    string,
+    tool,
+)
 from callbench.domains.genomics.tools.sequence import clean_dna
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError
@@ -70,7 +81,7 @@ def virtual_digest(ws: Workspace, enzymes: list[str], sequence: str | None = Non
     cuts = sorted({p - 1 for pos in batch.search(Seq(dna), linear=not circular).values() for p in pos})
     bounds = [0, *cuts, len(dna)] if not circular else cuts + [cuts[0] + len(dna)] if cuts else [0, len(dna)]
     details = []
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in pairwise(bounds):
         if b > a:
             details.append({"start": offset + a % len(dna), "end": offset + (b - 1) % len(dna), "size": b - a})
     sizes = sorted((d["size"] for d in details), reverse=True)

@@ -85,7 +85,7 @@ def find_repeats(ws: Workspace, chromosome: str | None = None, start: int | None
     seq = ws.subseq(chrom, s, e)
     found = []
     for unit in range(2, maxUnit + 1):
-        for m in re.finditer(r"([ACGT]{%d})\1{%d,}" % (unit, minCopies - 1), seq):
+        for m in re.finditer(rf"([ACGT]{{{unit}}})\1{{{minCopies - 1},}}", seq):
             # Short units repeat by chance in random DNA; require 12 bp in total to call a repeat.
             if len(set(m.group(1))) > 1 and len(m.group(0)) >= 12:
                 found.append({"start": s + m.start(), "end": s + m.end() - 1, "unit": m.group(1),

@@ -9,8 +9,17 @@ from typing import Any
 
 from Bio.Seq import Seq
 
-from callbench.domains.genomics.tools._spec import (CHROM, END, SEQ, START, boolean, enum, integer, string,
-                                                    tool)
+from callbench.domains.genomics.tools._spec import (
+    CHROM,
+    END,
+    SEQ,
+    START,
+    boolean,
+    enum,
+    integer,
+    string,
+    tool,
+)
 from callbench.domains.genomics.tools.navigation import find_feature
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from callbench.domains.genomics.tools._spec import (FILE, TOOLS, boolean, enum, integer, string, tool)
+from callbench.domains.genomics.tools._spec import FILE, TOOLS, boolean, enum, integer, string, tool
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError
 
