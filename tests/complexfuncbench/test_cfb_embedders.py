@@ -30,3 +30,22 @@ def test_sentence_transformers_needs_its_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails as if not installed
     with pytest.raises(UserError, match=r"callbench\[embeddings\]"):
         make_embedder("st:models/bge-large-en-v1.5")
+
+
+def test_sentence_transformers_embedder_with_a_stand_in_model(monkeypatch):
+    import types
+
+    class FakeModel:
+        def __init__(self, path, device):
+            self.path, self.device = path, device
+
+        def encode(self, texts, normalize_embeddings):
+            assert normalize_embeddings
+            vecs = np.array([[1.0, 0.0] if "hotel" in t else [0.0, 1.0] for t in texts])
+            return vecs
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=FakeModel))
+    emb = make_embedder("st:models/bge-large-en-v1.5/")
+    assert emb.name == "sentence-transformers:bge-large-en-v1.5"
+    sims = emb.similarity(["hotel a", "flight b"], ["flight c", "hotel d"])
+    assert sims.tolist() == [[0.0, 1.0], [1.0, 0.0]]

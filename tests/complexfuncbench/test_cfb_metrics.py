@@ -108,3 +108,13 @@ def test_ratio_interval_resamples_clusters():
     ci = ratio_interval([1, 1, 0, 0], [1, 1, 1, 1], ["a", "a", "b", "b"])
     assert ci["estimate"] == 0.5 and ci["method"] == "cluster-bootstrap"
     assert 0.0 <= ci["low"] <= 0.5 <= ci["high"] <= 1.0
+
+
+def test_markdown_table_has_one_column_per_domain():
+    from callbench.scoring.cfb_metrics import markdown_table
+
+    table = markdown_table(aggregate_records(_records("improved", {})))
+    head, rule, row = table.splitlines()
+    assert head.startswith("| mode | Attraction | Car-Rental | Cross | Flights | Hotels | Overall")
+    assert row.startswith("| improved | 100.00 / 100.00 |") and row.endswith("| 100.00 | - | - |")
+    assert markdown_table({"n": 0}) == "(no ComplexEval records)"

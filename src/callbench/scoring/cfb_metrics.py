@@ -175,3 +175,25 @@ def _response(rows: list[dict[str, Any]], faithful: bool) -> dict[str, Any]:
         values = scored + zeros
         out[kind] = {"mean": _mean(values), "n": len(values), "coverage": len(values) / len(rows)}
     return out
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}"
+
+
+def markdown_table(summary: dict[str, Any]) -> str:
+    """The paper's Table 2 layout for one aggregate: success % / call accuracy % per domain and
+    overall, then call precision and the 0-2 response scores."""
+    if "by_mode" in summary:
+        return "\n\n".join(f"**{mode}**\n\n{markdown_table(s)}" for mode, s in summary["by_mode"].items())
+    if not summary.get("n"):
+        return "(no ComplexEval records)"
+    domains = list(summary["by_domain"])
+    head = "| " + " | ".join(["mode", *domains, "Overall", "Call precision", "Compl.", "Corr."]) + " |"
+    cells = [f"{_pct(d['success_rate'])} / {_pct(d['call_accuracy'])}" for d in summary["by_domain"].values()]
+    response = summary["response"]
+    scores = [f"{response[k]['mean']:.2f}" if k in response and response[k]["mean"] is not None else "-"
+              for k in ("completeness", "correctness")]
+    row = [summary["mode"], *cells, f"{_pct(summary['success_rate'])} / {_pct(summary['call_accuracy'])}",
+           _pct(summary["call_precision"]), *scores]
+    return "\n".join([head, "|" + "---|" * len(row), "| " + " | ".join(row) + " |"])
