@@ -114,7 +114,7 @@ def test_markdown_table_has_one_column_per_domain():
     from callbench.scoring.cfb_metrics import markdown_table
 
     table = markdown_table(aggregate_records(_records("improved", {})))
-    head, rule, row = table.splitlines()
+    head, _rule, row = table.splitlines()
     assert head.startswith("| mode | Attraction | Car-Rental | Cross | Flights | Hotels | Overall")
     assert row.startswith("| improved | 100.00 / 100.00 |") and row.endswith("| 100.00 | - | - |")
     assert markdown_table({"n": 0}) == "(no ComplexEval records)"
