@@ -78,8 +78,8 @@ class Console:
 
 
 @contextmanager
-def browser_page(width: int = 1400, height: int = 1000) -> Iterator[tuple[Any, Console]]:
-    """A fresh headless Chromium page (own user-data-dir) and its console recorder."""
+def browser_context(width: int = 1400, height: int = 1000) -> Iterator[Any]:
+    """A headless Chromium with a fresh user-data-dir (one launch serves many pages)."""
     from playwright.sync_api import sync_playwright
 
     exe = require_browser()
@@ -95,9 +95,25 @@ def browser_page(width: int = 1400, height: int = 1000) -> Iterator[tuple[Any, C
             bypass_csp=True,
         )
         try:
-            page = ctx.new_page()
-            console = Console()
-            console.attach(page)
-            yield page, console
+            yield ctx
         finally:
             ctx.close()
+
+
+@contextmanager
+def new_page(ctx: Any) -> Iterator[tuple[Any, Console]]:
+    """A new page in ``ctx`` with its console recorder; closed afterwards."""
+    page = ctx.new_page()
+    console = Console()
+    console.attach(page)
+    try:
+        yield page, console
+    finally:
+        page.close()
+
+
+@contextmanager
+def browser_page(width: int = 1400, height: int = 1000) -> Iterator[tuple[Any, Console]]:
+    """A page in a browser of its own (for scripts; tests share one browser via fixtures)."""
+    with browser_context(width, height) as ctx, new_page(ctx) as pair:
+        yield pair

@@ -3,7 +3,6 @@ import urllib.request
 from types import SimpleNamespace
 
 import pytest
-from browser import browser_page
 from synth import make_records, write_run
 
 from callbench.harness.trace import RoundInfo, TraceCall
@@ -68,7 +67,7 @@ def test_live_state_writer_tracks_cases_in_flight(tmp_path):
     assert state["finished"] is True and state["done"] == 1 and state["current"] == []
 
 
-def test_browser_view_updates_while_run_grows(server):
+def test_browser_view_updates_while_run_grows(server, browser):
     srv, run, recs = server
     writer = LiveStateWriter(run)
     writer.on_run_start(SimpleNamespace(run_id="r"), 30)
@@ -76,14 +75,14 @@ def test_browser_view_updates_while_run_grows(server):
     writer.on_case_start(case, 1, ["a"])
     writer.on_round(case, RoundInfo(index=1, started_at=0.0), [])
     writer._write(force=True)
-    with browser_page() as (page, console):
-        page.goto(srv.url)
-        page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
-        _append(run, recs[10:30])
-        page.wait_for_function("document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000)
-        n = page.locator("[data-testid=card] .n").first.inner_text()
-        assert n == "30"
-        live_case = page.locator("[data-testid=live-case]")
-        assert live_case.inner_text().startswith("demo:in-flight")
-        assert live_case.locator(".badge.warn").inner_text() == "R1 no call"
-        assert console.errors == []
+    page, console = browser
+    page.goto(srv.url)
+    page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
+    _append(run, recs[10:30])
+    page.wait_for_function("document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000)
+    n = page.locator("[data-testid=card] .n").first.inner_text()
+    assert n == "30"
+    live_case = page.locator("[data-testid=live-case]")
+    assert live_case.inner_text().startswith("demo:in-flight")
+    assert live_case.locator(".badge.warn").inner_text() == "R1 no call"
+    assert console.errors == []
