@@ -85,3 +85,12 @@ def test_body_without_choices_is_a_transient_error() -> None:
     _, names = build_request("m", conversation(), [], SETTINGS)
     with pytest.raises(TransientProviderError):
         parse_response({"choices": []}, names)
+
+
+def test_duplicate_call_ids_in_one_turn_are_made_distinct() -> None:
+    _, names = build_request("m", conversation(), [WEATHER], SETTINGS)
+    calls = [{"id": "same", "function": {"name": "weather_get", "arguments": f'{{"city": "{c}"}}'}}
+             for c in ("Oslo", "Rome", "Lima")]
+    turn = parse_response(openai_body({"tool_calls": calls}), names)
+    assert [c.id for c in turn.tool_calls] == ["same", "same#dup2", "same#dup3"]
+    assert [c.arguments for c in turn.tool_calls] == [{"city": "Oslo"}, {"city": "Rome"}, {"city": "Lima"}]

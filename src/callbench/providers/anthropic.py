@@ -12,7 +12,7 @@ from callbench.errors import TransientProviderError
 from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 from callbench.providers.base import Provider
 from callbench.providers.spec import parse_spec
-from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, post_json
+from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, post_json, unique_call_ids
 from callbench.secrets import get_key
 from callbench.tools.contract import ToolContract
 
@@ -97,7 +97,7 @@ def parse_response(data: dict[str, Any], names: ToolNameMap) -> ModelTurn:
             calls.append(_call(index, block, names))
     return ModelTurn(
         text="".join(texts),
-        tool_calls=calls,
+        tool_calls=unique_call_ids(calls),
         usage=_usage(data.get("usage")),
         finish_reason=data.get("stop_reason"),
         reasoning="\n".join(thoughts) or None,

@@ -16,7 +16,7 @@ from typing import Any
 from callbench.errors import ConfigError, UserError
 from callbench.messages import GenerationSettings, Message, ModelTurn, Usage
 from callbench.providers.base import Provider
-from callbench.providers.prompt_mode import FORMAT_ERROR
+from callbench.providers.prompt_mode import FORMAT_ERROR, round_prefix
 from callbench.providers.spec import parse_spec
 from callbench.providers.text_calls import parse_text_calls
 from callbench.tools.contract import ToolContract
@@ -110,7 +110,7 @@ class HFProvider(Provider):
                                         or tokenizer.eos_token_id, **sampling)
             new = output[0, ids["input_ids"].shape[1]:]
             text = tokenizer.decode(new, skip_special_tokens=True)
-        parsed = parse_text_calls(text, {t.name for t in tools})
+        parsed = parse_text_calls(text, {t.name for t in tools}, id_prefix=round_prefix(messages))
         finish = FORMAT_ERROR if parsed.format_error else ("length" if len(new) >= settings.max_tokens else "stop")
         usage = Usage(input_tokens=int(ids["input_ids"].shape[1]), output_tokens=len(new))
         return ModelTurn(text=parsed.text, tool_calls=parsed.calls, usage=usage, finish_reason=finish,

@@ -14,7 +14,15 @@ from callbench.providers.base import Provider
 from callbench.providers.openai_strict import strict_parameters, strip_optional_nulls
 from callbench.providers.presets import Preset, Quirks, get_preset, with_quirks
 from callbench.providers.spec import parse_spec
-from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, parse_arguments, post_json, raw_text
+from callbench.providers.wire import (
+    ClientHolder,
+    Endpoint,
+    ToolNameMap,
+    parse_arguments,
+    post_json,
+    raw_text,
+    unique_call_ids,
+)
 from callbench.secrets import get_key
 from callbench.tools.contract import ToolContract
 
@@ -103,7 +111,7 @@ def parse_response(
     calls = [_call(i, c, names, schemas) for i, c in enumerate(message.get("tool_calls") or [])]
     return ModelTurn(
         text=_text(message.get("content")),
-        tool_calls=calls,
+        tool_calls=unique_call_ids(calls),
         usage=_usage(data.get("usage")),
         finish_reason=choice.get("finish_reason"),
         reasoning=message.get("reasoning_content") or message.get("reasoning") or None,

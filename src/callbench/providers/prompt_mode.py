@@ -67,11 +67,16 @@ def _block(name: str, arguments: dict[str, Any] | None, raw: str) -> str:
     return f'<tool_call>{{"name": {json.dumps(name)}, "arguments": {args}}}</tool_call>'
 
 
-def read_turn(turn: ModelTurn, tools: list[ToolContract]) -> ModelTurn:
+def read_turn(turn: ModelTurn, tools: list[ToolContract], id_prefix: str = "call") -> ModelTurn:
     """Replace a text turn by one with the calls read from its text."""
-    parsed = parse_text_calls(turn.text, {t.name for t in tools}, id_prefix="call")
+    parsed = parse_text_calls(turn.text, {t.name for t in tools}, id_prefix=id_prefix)
     finish = FORMAT_ERROR if parsed.format_error else turn.finish_reason
     return turn.model_copy(update={"text": parsed.text, "tool_calls": parsed.calls, "finish_reason": finish})
+
+
+def round_prefix(messages: list[Message]) -> str:
+    """Call-id prefix unique to this round (text formats carry no ids, so ids are made up)."""
+    return f"call_r{sum(m.role == 'assistant' for m in messages) + 1}"
 
 
 class PromptProvider(Provider):
@@ -99,7 +104,7 @@ class PromptProvider(Provider):
     ) -> ModelTurn:
         """Ask the inner model without native tools and read calls from its text."""
         turn = await self.inner.generate(to_text_messages(messages, tools), [], settings)
-        return read_turn(turn, tools)
+        return read_turn(turn, tools, id_prefix=round_prefix(messages))
 
     async def aclose(self) -> None:
         await self.inner.aclose()

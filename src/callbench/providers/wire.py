@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 
 from callbench.errors import FatalProviderError, ProviderError, RateLimitedError, TransientProviderError
+from callbench.messages import ToolCall
 from callbench.secrets import scrub
 
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -61,6 +62,22 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {type(value).__name__}, not an object"
     return value, None
+
+
+def unique_call_ids(calls: list[ToolCall]) -> list[ToolCall]:
+    """Give every call of one turn a distinct id.
+
+    A model (or server) that repeats a call id in one turn would make the tool results
+    ambiguous and the next request invalid. The repeat keeps its id with a ``#dupN`` suffix, so
+    the trace shows what happened and the conversation stays well-formed.
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for call in calls:
+        count = seen.get(call.id, 0)
+        seen[call.id] = count + 1
+        out.append(call if count == 0 else call.model_copy(update={"id": f"{call.id}#dup{count + 1}"}))
+    return out
 
 
 def raw_text(raw: Any) -> str:
