@@ -23,6 +23,13 @@ def _queue(ws: Workspace, kind: str, chrom: str, start: int, end: int, sequence:
     return {"actionId": action["id"], "type": kind, "queueLength": len(ws.actions)}
 
 
+def _to_clipboard(ws: Workspace, kind: str, chromosome: str | None, start: int, end: int) -> dict[str, Any]:
+    """Copy a region to the clipboard and record the copy/cut in the queue."""
+    chrom, s, e = ws.region(chromosome, start, end)
+    ws.clipboard = {"chromosome": chrom, "start": s, "end": e, "sequence": ws.subseq(chrom, s, e)}
+    return _queue(ws, kind, chrom, s, e)
+
+
 @tool(CAT, "Replace the bases of a region with a new sequence." + QUEUE_NOTE,
       params={"chromosome": CHROM, "start": START, "end": END, "sequence": SEQ},
       required=("start", "end", "sequence"), keywords=("substitute", "mutate", "change bases"), result=QUEUED)
@@ -51,18 +58,14 @@ def insert_sequence(ws: Workspace, position: int, sequence: str, chromosome: str
       params={"chromosome": CHROM, "start": START, "end": END}, required=("start", "end"),
       keywords=("clipboard", "copy"), result=QUEUED)
 def copy_sequence(ws: Workspace, start: int, end: int, chromosome: str | None = None) -> dict[str, Any]:
-    chrom, s, e = ws.region(chromosome, start, end)
-    ws.clipboard = {"chromosome": chrom, "start": s, "end": e, "sequence": ws.subseq(chrom, s, e)}
-    return _queue(ws, "copy", chrom, s, e)
+    return _to_clipboard(ws, "copy", chromosome, start, end)
 
 
 @tool(CAT, "Cut a region: copy it to the clipboard and queue its deletion." + QUEUE_NOTE,
       params={"chromosome": CHROM, "start": START, "end": END}, required=("start", "end"),
       keywords=("clipboard", "cut"), result=QUEUED)
 def cut_sequence(ws: Workspace, start: int, end: int, chromosome: str | None = None) -> dict[str, Any]:
-    chrom, s, e = ws.region(chromosome, start, end)
-    ws.clipboard = {"chromosome": chrom, "start": s, "end": e, "sequence": ws.subseq(chrom, s, e)}
-    return _queue(ws, "cut", chrom, s, e)
+    return _to_clipboard(ws, "cut", chromosome, start, end)
 
 
 @tool(CAT, "Paste the clipboard before a position." + QUEUE_NOTE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callbench.domains.genomics.tools._spec import FILE, array, string, tool
+from callbench.domains.genomics.tools._spec import FILE, array, tool
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError
 
@@ -14,6 +14,19 @@ CAT = "file_loading"
 def _lines(ws: Workspace, path: str) -> list[str]:
     text = ws.resolve(path, must_exist=True).read_text(encoding="utf-8")
     return [ln for ln in text.splitlines() if ln.strip()]
+
+
+def _rows(ws: Workspace, path: str, header: str, min_cols: int, kind: str) -> list[list[str]]:
+    """Tab-separated data rows (header lines skipped); a short row is a tool error naming the file."""
+    rows = []
+    for ln in _lines(ws, path):
+        if ln.startswith(header):
+            continue
+        cols = ln.split("\t")
+        if len(cols) < min_cols:
+            raise ToolError(f"{path}: not a {kind} line: {ln[:40]!r}")
+        rows.append(cols)
+    return rows
 
 
 @tool(CAT, "Load a genome from a GenBank (.gbk) or FASTA file; replaces the loaded genome.",
@@ -56,12 +69,7 @@ def load_annotation_file(ws: Workspace, filePath: str) -> dict[str, Any]:
       params={"filePath": FILE}, required=("filePath",), keywords=("VCF", "SNP", "mutations"))
 def load_variant_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     variants = []
-    for ln in _lines(ws, filePath):
-        if ln.startswith("#"):
-            continue
-        cols = ln.split("\t")
-        if len(cols) < 8:
-            raise ToolError(f"{filePath}: not a VCF data line: {ln[:40]!r}")
+    for cols in _rows(ws, filePath, "#", 8, "VCF data"):
         info = dict(kv.split("=", 1) for kv in cols[7].split(";") if "=" in kv)
         variants.append({"chromosome": cols[0], "position": int(cols[1]), "id": cols[2], "ref": cols[3],
                          "alt": cols[4], "type": info.get("TYPE", "SNV")})
@@ -74,19 +82,13 @@ def load_variant_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 @tool(CAT, "Load aligned reads from a SAM file (shown on the reads track).",
       params={"filePath": FILE}, required=("filePath",), keywords=("alignments", "BAM", "SAM", "coverage"))
 def load_reads_file(ws: Workspace, filePath: str) -> dict[str, Any]:
-    reads, bases = 0, 0
-    for ln in _lines(ws, filePath):
-        if ln.startswith("@"):
-            continue
-        cols = ln.split("\t")
-        if len(cols) < 11:
-            raise ToolError(f"{filePath}: not a SAM alignment line: {ln[:40]!r}")
-        reads += 1
-        bases += len(cols[9])
+    rows = _rows(ws, filePath, "@", 11, "SAM alignment")
+    reads, bases = len(rows), sum(len(cols[9]) for cols in rows)
     ws.reads = {"path": filePath, "reads": reads, "bases": bases}
     ws.tracks["reads"] = True
     ws.note_loaded("reads", filePath, count=reads)
-    return {"loaded": filePath, "reads": reads, "meanCoverage": round(bases / max(1, sum(map(len, ws.sequences.values()))), 4)}
+    genome_length = max(1, sum(map(len, ws.sequences.values())))
+    return {"loaded": filePath, "reads": reads, "meanCoverage": round(bases / genome_length, 4)}
 
 
 @tool(CAT, "Load one or more WIG signal tracks.",
@@ -117,5 +119,3 @@ def load_operon_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 def get_loaded_files_list(ws: Workspace) -> dict[str, Any]:
     return {"files": list(ws.loaded_files), "count": len(ws.loaded_files)}
 
-
-__all__ = ["string"]

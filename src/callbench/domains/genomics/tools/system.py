@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from callbench.domains.genomics.tools._spec import FILE, TOOLS, boolean, enum, integer, string, tool
+from callbench.domains.genomics.tools._spec import FILE, TOOLS, boolean, enum, string, tool
 from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError
 
@@ -167,5 +167,3 @@ def download_internet_file(ws: Workspace, url: str, filename: str) -> dict[str, 
         raise ToolError("network access is disabled in benchmark mode; this URL is not in the offline fixture")
     return {"filePath": ws.write_file(filename, OFFLINE_DOWNLOADS[url]), "source": "offline fixture"}
 
-
-__all__ = ["integer"]
