@@ -20,3 +20,10 @@ def test_load_records_flat_columns(tmp_path):
     assert list(done["native-function-contract.passed"]) == expected
     assert set(single.loc[single["status"] == "error", "error_type"]) == {"TransientProviderError"}
     assert single.groupby("key")["trial"].nunique().max() == 2
+
+
+def test_public_load_records(tmp_path):
+    import callbench
+
+    run = write_run(tmp_path / "a", make_records(4))
+    assert list(callbench.load_records(run)["key"]) == [f"demo:case-{i:05d}" for i in range(4)]

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from callbench.errors import UserError
 from callbench.report.html import build_payload, render_html, slim_record
 from callbench.report.progress import _dump
-from callbench.report.rundata import LIVE_FILE, RECORDS_FILE, RecordTail, RunData, read_json, read_run
+from callbench.report.rundata import LIVE_FILE, RECORDS_FILE, RecordTail, RunData, latest, read_json, read_run
 from callbench.report.stats import statistics_summary
 
 WRITE_INTERVAL_S = 0.25
@@ -115,7 +115,7 @@ class RunFollower:
     def statistics(self) -> dict[str, Any]:
         with self.lock:
             if self._stats is None or self._stats[0] != len(self.records):
-                self._stats = (len(self.records), statistics_summary(self.records))
+                self._stats = (len(self.records), statistics_summary(latest(self.records)))
             return self._stats[1]
 
     def live_state(self) -> dict[str, Any] | None:

@@ -102,6 +102,15 @@ def read_json(path: Path, *, required: bool) -> dict[str, Any] | None:
     return value
 
 
+def latest(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per (key, trial): a resumed run appends a new record for a case that failed
+    with an error before, and the last one written wins."""
+    by_id: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for rec in records:
+        by_id[(rec.get("key"), rec.get("trial"))] = rec
+    return list(by_id.values()) if len(by_id) < len(records) else records
+
+
 def read_run(run_dir: str | Path, *, allow_partial: bool = False) -> RunData:
     """Load a run directory.
 
@@ -119,7 +128,7 @@ def read_run(run_dir: str | Path, *, allow_partial: bool = False) -> RunData:
     tail = RecordTail(path / RECORDS_FILE)
     if not (path / RECORDS_FILE).exists() and not allow_partial:
         raise UserError(f"{path / RECORDS_FILE}: missing (the run wrote no records)")
-    records = tail.read_new()
+    records = latest(tail.read_new())
     summary = read_json(path / SUMMARY_FILE, required=False)
     return RunData(path=path, header=header, records=records, summary=summary, offset=tail.offset)
 

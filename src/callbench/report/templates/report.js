@@ -380,7 +380,7 @@
       const res = await fetch(`api/update?offset=${run.offset || 0}`, { cache: "no-store" });
       if (res.ok) {
         const upd = await res.json();
-        if (upd.records.length) run.records.push(...upd.records);
+        mergeRecords(run, upd.records);
         run.offset = upd.offset;
         run.statistics = upd.statistics;
         showLive(upd.live);
@@ -388,6 +388,16 @@
       }
     } catch (e) { /* the server may have stopped; keep the page as it is */ }
     setTimeout(poll, DATA.poll_ms || 1500);
+  }
+
+  function mergeRecords(run, recs) {
+    // A resumed run rewrites a (case, trial) that ended in an error: the newer record replaces it.
+    const index = new Map(run.records.map((r, i) => [`${r.key}#${r.trial}`, i]));
+    for (const rec of recs) {
+      const at = index.get(`${rec.key}#${rec.trial}`);
+      if (at === undefined) { index.set(`${rec.key}#${rec.trial}`, run.records.length); run.records.push(rec); }
+      else run.records[at] = rec;
+    }
   }
 
   function appendRows(newRecs) {
