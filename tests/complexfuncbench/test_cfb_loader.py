@@ -86,7 +86,9 @@ def test_broken_lines_are_reported_per_line_and_skipped(tmp_path):
     no_obs = _line(id="Hotels-4", conversations=good["conversations"][:2] + [good["conversations"][-1]])
     rows = [good, "{not json", _line(id="Hotels"), misaligned, no_obs, _line(id="Attraction-0"),
             _line(id="Flights-1", conversations=[{"role": "assistant", "content": "x"}]),
-            _line(id="Flights-2", functions=[{"description": "no name"}])]
+            _line(id="Flights-2", functions=[{"description": "no name"}]),
+            _line(id="Flights-3", functions=[{"name": "f", "parameters": {"type": "object",
+                                                                          "properties": {"x": {"type": "str"}}}}])]
     report = read_jsonl(_write(tmp_path, rows))
     assert [s.id for s in report.samples] == ["Attraction-0"]
     problems = report.problems
@@ -97,6 +99,7 @@ def test_broken_lines_are_reported_per_line_and_skipped(tmp_path):
     assert ":6:" in problems[4] and "already used on line 1" in problems[4]
     assert ":7:" in problems[5] and "at least the user query" in problems[5]
     assert ":8:" in problems[6] and "functions[0]" in problems[6]
+    assert problems[7].startswith("ComplexFuncBench.jsonl:9: functions[0] (f): invalid JSON Schema at properties/x/type")
 
 
 def test_strict_stops_at_first_bad_line_and_empty_file_is_an_error(tmp_path):

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict
 
+from callbench._hashing import canonical_json
 from callbench.errors import SuiteError
 
 OPTIONAL_FUNCTIONS = frozenset(
@@ -140,7 +144,29 @@ def _parse_functions(raw: Any) -> list[dict[str, Any]]:
         if fn["name"] in seen:
             raise _LineProblem(f"functions[{i}]: duplicate function name {fn['name']!r}")
         seen.add(fn["name"])
+        _check_parameters(fn, i)
     return functions
+
+
+def _check_parameters(fn: dict[str, Any], i: int) -> None:
+    # A schema the validator cannot use would crash the run mid-case; report it with its line.
+    parameters = fn.get("parameters", {"type": "object", "properties": {}})
+    if not isinstance(parameters, dict):
+        raise _LineProblem(f"functions[{i}] ({fn['name']}): 'parameters' must be an object")
+    problem = _schema_problem(canonical_json(parameters))
+    if problem:
+        raise _LineProblem(f"functions[{i}] ({fn['name']}): {problem}")
+
+
+@lru_cache(maxsize=1024)
+def _schema_problem(parameters_json: str) -> str | None:
+    # Checking a schema takes milliseconds and the data set repeats its 43 functions ~15,000 times.
+    try:
+        Draft202012Validator.check_schema(json.loads(parameters_json))
+    except SchemaError as exc:
+        where = "/".join(map(str, exc.path)) or "parameters"
+        return f"invalid JSON Schema at {where}: {exc.message}"
+    return None
 
 
 def parse_sample(obj: Any) -> CfbSample:
