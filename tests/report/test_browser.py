@@ -70,7 +70,8 @@ def test_filters_change_visible_rows_and_panel_shows_rounds(report, browser):
     assert panel.locator(".badge.warn").count() >= 1  # the closing round has no tool call
     assert panel.locator("[data-testid=arg-diff]").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=False)
+    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    panel.screenshot(path=str(ARTIFACTS / "report-case.png"))
     assert console.errors == []
 
 
