@@ -92,3 +92,22 @@ def test_contract_executor_answers_every_tool(tmp_path: Path) -> None:
         if tool.result_schema:
             assert isinstance(outcome.result, dict)
             assert set(tool.result_schema["properties"]) <= set(outcome.result), tool.name
+
+
+def test_referenced_result_fields_are_declared_for_the_contract_executor() -> None:
+    """A $ref must resolve against synthetic results too, so its field is in the tool's result schema."""
+    from callbench.domains.genomics.suite import load_complex
+    from callbench.suites.case import REF_PATTERN, iter_dsl
+
+    suite = load_complex()
+    for case in suite.cases:
+        steps = {s.id: s for s in case.expected}
+        for step in case.expected:
+            for marker in iter_dsl(step.arguments):
+                if "$ref" not in marker:
+                    continue
+                match = REF_PATTERN.match(marker["$ref"])
+                field = match.group("path").split(".")[0].split("[")[0]
+                for tool in steps[match.group("step")].tools:
+                    schema = suite.registry.get(tool).result_schema or {}
+                    assert field in schema.get("properties", {}), (case.id, tool, field)

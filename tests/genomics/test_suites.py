@@ -101,3 +101,11 @@ def test_oracle_passes_every_case_in_every_tier(tmp_path: Path) -> None:
     assert all(c.execution in ("ok", "skipped") for c in executed)
     assert any(c.execution == "skipped" for c in executed)  # call-only steps are not executed
     assert all(r.verdicts["state-match"].details["applicable"] for r in result.records)
+
+
+def test_oracle_passes_with_the_contract_executor(tmp_path: Path) -> None:
+    """The contract tier runs without executing anything: synthetic results from the result schemas."""
+    result = api.run("genomics-complex", model="oracle", tier=ALL_SCORERS[:3], executor="contract",
+                     out_dir=tmp_path / "run")
+    assert all(all(v.passed for v in r.verdicts.values()) for r in result.records)
+    assert all(r.trace.final_state is None for r in result.records)

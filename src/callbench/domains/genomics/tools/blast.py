@@ -208,7 +208,8 @@ def blast_detect_sequence_type(ws: Workspace, sequence: str) -> dict[str, Any]:
 @tool(CAT, "Filter a stored BLAST result by identity and E-value.",
       params={"resultId": string("Result id from a search"), "minIdentity": number("Minimum % identity", default=0),
               "maxEvalue": number("Maximum E-value", default=10)},
-      required=("resultId",), read_only=True, keywords=("filter hits", "threshold"))
+      required=("resultId",), read_only=True, keywords=("filter hits", "threshold"),
+      result={"resultId": string("Id of the stored filtered result")})
 def blast_filter_results(ws: Workspace, resultId: str, minIdentity: float = 0, maxEvalue: float = 10) -> dict[str, Any]:
     if resultId not in ws.blast_results:
         raise ToolError(f"no BLAST result {resultId!r}")

@@ -41,7 +41,10 @@ def _summary(e: dict[str, Any]) -> dict[str, Any]:
 @tool(CAT, "Search UniProt by free text (gene, protein name)." + OFFLINE,
       params={"query": string("Search text, e.g. dnaK"), "organism": string("Organism filter"),
               "limit": integer("Maximum results", default=10, minimum=1)},
-      required=("query",), read_only=True, keywords=("uniprot", "protein database", "swissprot"))
+      required=("query",), read_only=True, keywords=("uniprot", "protein database", "swissprot"),
+      result={"results": {"type": "array", "minItems": 1, "description": "Matching entries",
+                          "items": {"type": "object", "properties": {"accession": string("UniProt accession")},
+                                    "required": ["accession"]}}})
 def search_uniprot_database(ws: Workspace, query: str, organism: str | None = None, limit: int = 10) -> dict[str, Any]:
     q = query.lower()
     hits = [_summary(e) for g, e in fixtures().items() if q in g.lower() or q in e["protein_name"].lower()
