@@ -64,7 +64,10 @@ def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[An
         expected = PYTHON_TYPES[declared]
         if declared in _PY_NESTED:
             nested = PYTHON_TYPES[spec["items"]["type"]]
-        value = _python_widen(value, declared, accepted, options)
+        if declared == "float" and type(value) is int:
+            value = float(value)  # the one widening BFCL accepts (gorilla PR #407)
+        elif options.mode == "improved":
+            value = _python_widen(value, declared, accepted, options)
     else:
         table, convert = (JAVA_TYPES, java_value) if language == "java" else (JS_TYPES, js_value)
         expected = table[declared]
@@ -94,10 +97,7 @@ def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[An
 
 
 def _python_widen(value: Any, declared: str, accepted: list[Any], options: BfclOptions) -> Any:
-    if declared == "float" and type(value) is int:
-        return float(value)  # the one widening BFCL accepts (gorilla PR #407)
-    if not options.improved:
-        return value
+    """Improved-mode leniencies (numeric strings, int-valued floats)."""
     if options.int_valued_floats and declared == "integer" and type(value) is float and value.is_integer():
         return int(value)
     if options.numeric_strings and declared in ("integer", "float") and type(value) is str:
@@ -135,6 +135,11 @@ class TypeCheck(Check):
     is_variable: bool = False
 
 
+_TYPE_PASS = TypeCheck(True)
+_TYPE_VARIABLE = TypeCheck(True)
+_TYPE_VARIABLE.is_variable = True  # shared, read-only verdicts
+
+
 def _answer_type(accepted: list[Any]) -> type | None:
     for item in accepted:
         if item != "":
@@ -151,8 +156,7 @@ def check_type(param: str, value: Any, accepted: list[Any], declared: str, expec
     normalisation.  Arrays and tuples get a one-level check of their items.
     """
     answer_type = _answer_type(accepted)
-    result = TypeCheck(True)
-    result.is_variable = answer_type is not None and answer_type is not expected
+    result = _TYPE_VARIABLE if answer_type is not None and answer_type is not expected else _TYPE_PASS
     if type(value) is expected:
         if nested is None:
             return result
@@ -169,8 +173,7 @@ def check_type(param: str, value: Any, accepted: list[Any], declared: str, expec
             return failed
         return _type_error(param, value, declared, failed)
     if answer_type is not None and type(value) is answer_type:
-        result.is_variable = True
-        return result
+        return _TYPE_VARIABLE
     return _type_error(param, value, declared, TypeCheck(False))
 
 

@@ -66,10 +66,13 @@ class Check:
 
     @classmethod
     def ok(cls) -> "Check":
-        """A passing check."""
-        return cls(True)
+        """A passing check (a shared instance: passing checks are never modified)."""
+        return _PASS
 
     @classmethod
     def fail(cls, error_type: str, message: Any) -> "Check":
         """A failing check with one message."""
         return cls(False, error_type, [message])
+
+
+_PASS = Check(True)
