@@ -12,7 +12,8 @@ from callbench.errors import TransientProviderError
 from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 from callbench.providers.base import Provider
 from callbench.providers.spec import parse_spec
-from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, post_json, unique_call_ids
+from callbench.providers.tool_memo import memo
+from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, post_json, unique_call_ids, wire_schema
 from callbench.secrets import get_key
 from callbench.tools.contract import ToolContract
 
@@ -42,7 +43,7 @@ def build_request(
     if tools:
         body["tools"] = [
             {"name": names.wire(t.name), "description": t.description,
-             "input_schema": t.provider_schema() or {"type": "object", "properties": {}}}
+             "input_schema": memo(t, "schema", wire_schema)}
             for t in tools
         ]
         choice: dict[str, Any] = {"type": _CHOICE[settings.tool_choice]}

@@ -18,6 +18,7 @@ from typing import Any
 
 from callbench.errors import ConfigError
 from callbench.messages import GenerationSettings, Message, ModelTurn
+from callbench.providers.tool_memo import memo
 from callbench.tools.contract import ToolContract
 
 CACHE_DIR_ENV = "CALLBENCH_CACHE_DIR"
@@ -54,15 +55,24 @@ def cache_key(
         settings: Generation settings; ``timeout_s`` is left out since it cannot change an answer.
         salt: Extra text that must separate otherwise equal requests (e.g. a trial number).
     """
-    payload = {
-        "provider": description,
-        "messages": [m.model_dump(mode="json") for m in messages],
-        "tools": [t.hash_payload() for t in tools],
-        "settings": settings.model_dump(mode="json", exclude={"timeout_s"}),
-        "salt": salt,
-    }
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    digest = hashlib.sha256()
+    # Length-prefixed parts: no two different requests can concatenate to the same bytes.
+    parts = [
+        json.dumps(description, sort_keys=True, ensure_ascii=False, default=str),
+        *(m.model_dump_json() for m in messages),
+        *(memo(t, "hash-json", _tool_json) for t in tools),
+        settings.model_dump_json(exclude={"timeout_s"}),
+        salt,
+    ]
+    digest.update(f"v2|{len(messages)}|{len(tools)}".encode())
+    for part in parts:
+        data = part.encode()
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def _tool_json(tool: ToolContract) -> str:
+    return json.dumps(tool.hash_payload(), sort_keys=True, ensure_ascii=False, default=str)
 
 
 class ResponseCache:

@@ -237,8 +237,10 @@ class Model:
         timeout = self.options.request_timeout_s or settings.timeout_s
         self.counters["requests"] += 1
         try:
-            return await asyncio.wait_for(self.provider.generate(messages, tools, settings), timeout)
-        except asyncio.TimeoutError:
+            # asyncio.timeout, unlike wait_for, does not wrap the request in another task.
+            async with asyncio.timeout(timeout):
+                return await self.provider.generate(messages, tools, settings)
+        except TimeoutError:
             raise TransientProviderError(f"{self.provider.name}: no answer within {timeout:g}s") from None
 
     @staticmethod

@@ -14,6 +14,7 @@ from callbench.providers.base import Provider
 from callbench.providers.openai_strict import strict_parameters, strip_optional_nulls
 from callbench.providers.presets import Preset, Quirks, get_preset, with_quirks
 from callbench.providers.spec import parse_spec
+from callbench.providers.tool_memo import memo
 from callbench.providers.wire import (
     ClientHolder,
     Endpoint,
@@ -22,6 +23,7 @@ from callbench.providers.wire import (
     post_json,
     raw_text,
     unique_call_ids,
+    wire_schema,
 )
 from callbench.secrets import get_key
 from callbench.tools.contract import ToolContract
@@ -67,13 +69,16 @@ def build_request(
 
 
 def _tool(tool: ToolContract, names: ToolNameMap, strict: bool) -> dict[str, Any]:
-    schema = tool.provider_schema() or {"type": "object", "properties": {}}
     function: dict[str, Any] = {"name": names.wire(tool.name), "description": tool.description}
     if strict:
-        function["parameters"], function["strict"] = strict_parameters(schema), True
+        function["parameters"], function["strict"] = memo(tool, "openai-strict", _strict_schema), True
     else:
-        function["parameters"] = schema
+        function["parameters"] = memo(tool, "schema", wire_schema)
     return {"type": "function", "function": function}
+
+
+def _strict_schema(tool: ToolContract) -> dict[str, Any]:
+    return strict_parameters(wire_schema(tool))
 
 
 def _message(message: Message, names: ToolNameMap) -> dict[str, Any]:
@@ -107,7 +112,7 @@ def parse_response(
         raise TransientProviderError("openai: response has no choices")
     choice = choices[0]
     message = choice.get("message") or {}
-    schemas = {t.name: t.provider_schema() for t in tools or []} if strict else {}
+    schemas = {t.name: memo(t, "schema", wire_schema) for t in tools or []} if strict else {}
     calls = [_call(i, c, names, schemas) for i, c in enumerate(message.get("tool_calls") or [])]
     return ModelTurn(
         text=_text(message.get("content")),

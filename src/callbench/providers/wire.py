@@ -25,6 +25,7 @@ import aiohttp
 from callbench.errors import FatalProviderError, ProviderError, RateLimitedError, TransientProviderError
 from callbench.messages import ToolCall
 from callbench.secrets import scrub
+from callbench.tools.contract import ToolContract
 
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -78,6 +79,11 @@ def unique_call_ids(calls: list[ToolCall]) -> list[ToolCall]:
         seen[call.id] = count + 1
         out.append(call if count == 0 else call.model_copy(update={"id": f"{call.id}#dup{count + 1}"}))
     return out
+
+
+def wire_schema(tool: ToolContract) -> dict[str, Any]:
+    """The parameters schema sent to providers (strictified per the contract; never empty)."""
+    return tool.provider_schema() or {"type": "object", "properties": {}}
 
 
 def raw_text(raw: Any) -> str:
