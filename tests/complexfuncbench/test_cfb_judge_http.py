@@ -5,13 +5,14 @@ import json
 import sys
 from pathlib import Path
 
+from cfb_helpers import gold_turns, trace_of, wire_turns
+
 from callbench.scoring.complexeval import ComplexEvalScorer
 from callbench.suites.base import SuiteOptions
 from callbench.suites.complexfuncbench import load_suite
-from cfb_helpers import gold_turns, trace_of, wire_turns
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "providers"))
-from protocol_server import ProtocolServer, Turn  # noqa: E402
+from protocol_server import ProtocolServer, Turn
 
 
 def _responder(api, body):
