@@ -158,3 +158,11 @@ def test_primer_properties_and_binding_sites(ws: Workspace) -> None:
     assert T["find_primer_binding_sites"](ws, sequence=antisense)["sites"][0]["strand"] == "-"
     dimer = T["check_primer_dimer"](ws, primer1="AGCGGATAACAATTTCACACAGG", primer2="CCTGTGTGAAATTGTTATCCGCT")
     assert dimer["risky"] and dimer["dg"] < -20  # perfect complements anneal strongly
+
+
+def test_tandem_repeats_recover_the_planted_rep_elements(ws: Workspace) -> None:
+    found = T["find_repeats"](ws, chromosome="SYN01", minCopies=3)["repeats"]
+    planted = [f for f in ws.base_features if f["type"] == "repeat_region"]
+    for rep in planted:  # the reported copy may be a rotation shifted by a few bases
+        assert any(abs(h["start"] - rep["start"]) <= 3 and h["copies"] == 3 and len(h["unit"]) == 34
+                   for h in found), rep

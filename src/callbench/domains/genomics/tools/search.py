@@ -83,15 +83,14 @@ def find_repeats(ws: Workspace, chromosome: str | None = None, start: int | None
     chrom = ws.chromosome(chromosome)
     chrom, s, e = ws.region(chrom, start or 1, end or len(ws.sequences[chrom]))
     seq = ws.subseq(chrom, s, e)
+    # One left-to-right pass; the lazy unit makes each hit report its shortest repeating unit.
+    pattern = rf"([ACGT]{{2,{maxUnit}}}?)\1{{{minCopies - 1},}}"
     found = []
-    for unit in range(2, maxUnit + 1):
-        for m in re.finditer(rf"([ACGT]{{{unit}}})\1{{{minCopies - 1},}}", seq):
-            # Short units repeat by chance in random DNA; require 12 bp in total to call a repeat.
-            if len(set(m.group(1))) > 1 and len(m.group(0)) >= 12:
-                found.append({"start": s + m.start(), "end": s + m.end() - 1, "unit": m.group(1),
-                              "copies": len(m.group(0)) // unit})
-    found = [f for f in found if not any(o is not f and o["start"] <= f["start"] and f["end"] <= o["end"]
-                                         and o["end"] - o["start"] > f["end"] - f["start"] for o in found)]
+    for m in re.finditer(pattern, seq):
+        # Short units repeat by chance in random DNA; require 12 bp in total to call a repeat.
+        if len(set(m.group(1))) > 1 and len(m.group(0)) >= 12:
+            found.append({"start": s + m.start(), "end": s + m.end() - 1, "unit": m.group(1),
+                          "copies": len(m.group(0)) // len(m.group(1))})
     return {"chromosome": chrom, "repeats": sorted(found, key=lambda f: f["start"])[:100], "count": len(found)}
 
 
