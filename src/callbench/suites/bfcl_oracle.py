@@ -34,14 +34,34 @@ def gold_dict(candidates: list[Any]) -> Any:
     return out
 
 
+def gold_dict_list(candidates: list[Any]) -> Any:
+    """List-of-dict parameters: the first candidate list, each dict at its first acceptable values."""
+    present, candidate = first_acceptable(candidates)
+    if not present or not isinstance(candidate, list):
+        return candidate
+    return [gold_dict([item]) if isinstance(item, dict) else item for item in candidate]
+
+
 def gold_arguments(answer_params: dict[str, list[Any]], doc: dict[str, Any], category: str) -> dict[str, Any]:
     """Arguments of one gold call, rendered for the category's language."""
     language = language_of(category)
     properties = doc["parameters"]["properties"]
     args: dict[str, Any] = {}
+    required = set(doc["parameters"].get("required", []))
     for name, options in answer_params.items():
-        declared = properties.get(name, {}).get("type", "string")
-        value = gold_dict(options) if declared in ("dict", "HashMap") else first_acceptable(options)[1]
+        if "" in options and (name not in properties or (options[0] == "" and name not in required)):
+            continue  # optional: omitted (a param the doc does not define must be omitted)
+        if options == [""]:
+            args[name] = ""  # the doc requires it, the answer only accepts "" (e.g. live_multiple_507-149-4)
+            continue
+        spec = properties.get(name, {})
+        declared = spec.get("type", "string")
+        if declared in ("dict", "HashMap"):
+            value = gold_dict(options)
+        elif declared == "array" and spec.get("items", {}).get("type") == "dict":
+            value = gold_dict_list(options)
+        else:
+            value = first_acceptable(options)[1]
         if not first_acceptable(options)[0]:
             continue
         if language == "java":
@@ -64,7 +84,10 @@ def java_literal(value: Any, declared: str, spec: dict[str, Any]) -> str:
         return "true" if value else "false"
     if declared in ("Array", "ArrayList") and isinstance(value, list):
         item_type = spec.get("items", {}).get("type", "any")
-        items = ", ".join(_java_item(item, item_type) for item in value)
+        # BFCL keeps the quotes of String/any elements of `new T[]{...}` (and of any-typed ArrayList
+        # elements), so only unquoted elements can match; see docs/bfcl.md.
+        bare = item_type in ("String", "any", "char") and (declared == "Array" or item_type == "any")
+        items = ", ".join(str(item) if bare else _java_item(item, item_type) for item in value)
         if declared == "Array":
             return f"new {_java_array_type(item_type)}[]{{{items}}}"
         return f"new ArrayList<>(Arrays.asList({items}))"
