@@ -169,3 +169,19 @@ def test_decode_errors():
     result = ep.play_turn([PredCall(0, name, None, "Expecting value")])[0]
     assert result.status == "decode_error" and "not a valid JSON object" in result.content
     assert play(ep, [[(name, args)]]).success
+
+
+def test_first_error_is_the_unrepaired_one_in_improved_and_the_terminal_one_in_faithful():
+    turns = gold_turns("Flights-0")
+    (name, args), = turns[1]
+    bad_format = [(name, {**args, "adults": "two"})]
+    # Improved: a repaired format error is not what the failure is filed under; the early stop is.
+    repaired = play(episode("Flights-0"), [turns[0], bad_format, turns[1]])
+    assert not repaired.success and repaired.first_error == "stop_early"
+    # An error on a gold call that never matched afterwards is.
+    wrong = [(name, {**args, "cabinClass": "ECONOMY"})]
+    unrepaired = play(episode("Flights-0"), [turns[0], wrong, turns[2]])
+    assert unrepaired.first_error == "value_error"
+    # Faithful: the error list upstream writes (here the last tool turn's errors).
+    faithful = play(episode("Flights-0", "faithful"), [turns[0], bad_format, turns[1]])
+    assert faithful.first_error == "stop_early"

@@ -71,7 +71,8 @@ class Episode:
     turns: int = field(init=False, default=0)
     ended: list[CallError] | None = field(init=False, default=None)
     """Set when the faithful cascade ended the episode early (the error list it ended with)."""
-    errors: list[tuple[int, CallError]] = field(init=False, default_factory=list)
+    errors: list[tuple[int, CallError, str | None]] = field(init=False, default_factory=list)
+    """(turn, error, gold call uid or ``None``) in the order they happened."""
     last_turn_errors: list[CallError] = field(init=False, default_factory=list)
     results: list[CallResult] = field(init=False, default_factory=list)
     judge_pending: list[tuple[PredCall, GoldCall]] = field(init=False, default_factory=list)
@@ -140,7 +141,7 @@ class Episode:
                 valid.append(call)
                 continue
             error = CallError("decode_error", None, call.parse_error or "arguments are not a JSON object")
-            self.errors.append((self.turns, error))
+            self.errors.append((self.turns, error, None))
             if self.faithful:
                 self._end([error])
                 return []
@@ -198,23 +199,22 @@ class Episode:
         self.correct += int(counted)
         return CallResult(pred.index, "matched", gold.response, gold=gold.uid, method="free", counted=counted)
 
-    def _format_failure(self, pred: PredCall) -> CallResult | None:
+    def _format_failure(self, pred: PredCall, gold: str | None = None) -> CallResult | None:
         text = format_error(pred.name, pred.arguments or {}, self.functions)
         if text is None:
             return None
         error = CallError("format_error", None, text)
-        self.errors.append((self.turns, error))
-        return CallResult(pred.index, "format_error", {"error": text}, error=error)
+        self.errors.append((self.turns, error, gold))
+        return CallResult(pred.index, "format_error", {"error": text}, gold=gold, error=error)
 
     def _judge_pair(self, pred: PredCall, gold: GoldCall) -> CallResult:
-        failed = self._format_failure(pred)
+        failed = self._format_failure(pred, gold.uid)
         if failed is not None:
-            failed.gold = gold.uid
             return failed
         method = self._cascade(pred, gold)
         if isinstance(method, str):
             return self._matched(pred, gold, method)
-        self.errors.append((self.turns, method))
+        self.errors.append((self.turns, method, gold.uid))
         return CallResult(pred.index, "mismatch", GENERIC_ERROR, gold=gold.uid, error=method)
 
     def _cascade(self, pred: PredCall, gold: GoldCall) -> MatchMethod | CallError:

@@ -23,7 +23,7 @@ class EpisodeOutcome:
     terminal: list[CallError]
     """What ended or failed the sample (empty on success)."""
     first_error: ErrorKind | None
-    """Failed samples only: the earliest error of the episode (else the terminal one)."""
+    """Failed samples only: what the failure is filed under (see :func:`_first_error`)."""
     correct_calls: int
     gold_calls: int
     predicted_calls: int
@@ -80,6 +80,22 @@ def _completed_steps(episode: Episode) -> int:
     return done
 
 
+def _first_error(episode: Episode, terminal: list[CallError]) -> ErrorKind:
+    """The error a failed sample is filed under.
+
+    Faithful: the first error of the message upstream writes (the terminal error list). Improved:
+    the earliest error the model never repaired (its gold call was never matched afterwards);
+    errors tied to no gold call (a stray malformed call) only count when nothing else explains
+    the failure.
+    """
+    if episode.faithful:
+        return terminal[0].kind
+    for _, error, gold in episode.errors:
+        if gold is not None and gold not in episode.consumed:
+            return error.kind
+    return terminal[0].kind
+
+
 def finish(episode: Episode, stop_reason: str) -> EpisodeOutcome:
     """Close the episode after the model's last turn and compute its outcome."""
     terminal = _terminal(episode, stop_reason)
@@ -89,7 +105,7 @@ def finish(episode: Episode, stop_reason: str) -> EpisodeOutcome:
     if infra:
         first = "infra_error"  # an infrastructure failure is never blamed on the model
     elif not success:
-        first = episode.errors[0][1].kind if episode.errors else terminal[0].kind
+        first = _first_error(episode, terminal)
     counted_calls = [r for r in episode.results if r.status != "after_end"]
     return EpisodeOutcome(
         success=success, terminal=terminal, first_error=first,

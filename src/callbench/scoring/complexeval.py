@@ -150,7 +150,7 @@ class ComplexEvalScorer:
             "domain": episode.sample.domain, "template": episode.sample.template,
             "success": outcome.success, "first_error": outcome.first_error, "infra": outcome.infra,
             "terminal_errors": [e.kind for e in outcome.terminal], **outcome.counts(),
-            "errors": [{"turn": t, "kind": e.kind, "param": e.param} for t, e in episode.errors],
+            "errors": [{"turn": t, "kind": e.kind, "param": e.param, "gold": g} for t, e, g in episode.errors],
             "calls": [{"index": r.index, "status": r.status, "gold": r.gold, "method": r.method,
                        "error": r.error.kind if r.error else None, "counted": r.counted} for r in episode.results],
             "judge_pending": len(episode.judge_pending), "response": response,
