@@ -111,3 +111,20 @@ def test_referenced_result_fields_are_declared_for_the_contract_executor() -> No
                 for tool in steps[match.group("step")].tools:
                     schema = suite.registry.get(tool).result_schema or {}
                     assert field in schema.get("properties", {}), (case.id, tool, field)
+
+
+def test_python_executor_never_crashes_on_schema_valid_nonsense(tmp_path: Path) -> None:
+    """Placeholder arguments ('value', 1, ...) make most tools fail, but as tool errors, not exceptions."""
+    from callbench.domains.genomics.suite import make_executor
+
+    registry = load_registry()
+    case = Case(id="probe", instruction="probe")
+    session = make_executor().start(case, tmp_path / "ws", None)
+    crashes = []
+    for tool in registry:
+        props = tool.parameters.get("properties", {})
+        args = {k: placeholder_value(props[k]) for k in tool.parameters.get("required", [])}
+        outcome = session.call(tool.name, args)
+        if not outcome.ok and "traceback" in outcome.annotations:
+            crashes.append((tool.name, outcome.error))
+    assert crashes == []

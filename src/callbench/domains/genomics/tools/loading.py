@@ -41,6 +41,13 @@ def load_genome_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 @tool(CAT, "Load extra annotations from a GFF3 or BED file as user annotations.",
       params={"filePath": FILE}, required=("filePath",), keywords=("GFF", "BED", "import features"))
 def load_annotation_file(ws: Workspace, filePath: str) -> dict[str, Any]:
+    try:
+        return _load_annotations(ws, filePath)
+    except (ValueError, IndexError):
+        raise ToolError(f"{filePath}: malformed GFF3/BED coordinates") from None
+
+
+def _load_annotations(ws: Workspace, filePath: str) -> dict[str, Any]:
     added = []
     for ln in _lines(ws, filePath):
         if ln.startswith(("#", "track")):
@@ -70,6 +77,8 @@ def load_annotation_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 def load_variant_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     variants = []
     for cols in _rows(ws, filePath, "#", 8, "VCF data"):
+        if not cols[1].isdigit():
+            raise ToolError(f"{filePath}: VCF position {cols[1]!r} is not a number")
         info = dict(kv.split("=", 1) for kv in cols[7].split(";") if "=" in kv)
         variants.append({"chromosome": cols[0], "position": int(cols[1]), "id": cols[2], "ref": cols[3],
                          "alt": cols[4], "type": info.get("TYPE", "SNV")})
@@ -98,7 +107,11 @@ def load_reads_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 def load_wig_tracks(ws: Workspace, filePaths: str | list[str]) -> dict[str, Any]:
     paths = [filePaths] if isinstance(filePaths, str) else list(filePaths)
     for path in paths:
-        values = [float(ln) for ln in _lines(ws, path) if not ln.startswith(("track", "fixedStep", "variableStep"))]
+        try:
+            values = [float(ln.split()[-1]) for ln in _lines(ws, path)
+                      if not ln.startswith(("track", "fixedStep", "variableStep", "#"))]
+        except ValueError:
+            raise ToolError(f"{path}: not a WIG file (a data line is not a number)") from None
         ws.wig_tracks[path] = {"points": len(values), "max": max(values, default=0.0)}
         ws.note_loaded("wig", path, points=len(values))
     ws.tracks["wigTracks"] = True

@@ -46,12 +46,15 @@ def design_primers(ws: Workspace, targetStart: int, targetEnd: int, chromosome: 
     ts = max(1, s - flank)
     te = min(len(ws.sequences[chrom]), e + flank)
     template = ws.subseq(chrom, ts, te)
-    result = primer3.design_primers(
-        {"SEQUENCE_ID": "target", "SEQUENCE_TEMPLATE": template, "SEQUENCE_TARGET": [s - ts, e - s + 1]},
-        {"PRIMER_NUM_RETURN": numPairs, "PRIMER_OPT_TM": optimalTm, "PRIMER_MIN_TM": optimalTm - 3,
-         "PRIMER_MAX_TM": optimalTm + 3, "PRIMER_OPT_SIZE": primerLength,
-         "PRIMER_MIN_SIZE": max(15, primerLength - 3), "PRIMER_MAX_SIZE": min(35, primerLength + 3),
-         "PRIMER_PRODUCT_SIZE_RANGE": [[productMinSize, productMaxSize]]})
+    try:
+        result = primer3.design_primers(
+            {"SEQUENCE_ID": "target", "SEQUENCE_TEMPLATE": template, "SEQUENCE_TARGET": [s - ts, e - s + 1]},
+            {"PRIMER_NUM_RETURN": numPairs, "PRIMER_OPT_TM": optimalTm, "PRIMER_MIN_TM": optimalTm - 3,
+             "PRIMER_MAX_TM": optimalTm + 3, "PRIMER_OPT_SIZE": primerLength,
+             "PRIMER_MIN_SIZE": max(15, primerLength - 3), "PRIMER_MAX_SIZE": min(35, primerLength + 3),
+             "PRIMER_PRODUCT_SIZE_RANGE": [[productMinSize, productMaxSize]]})
+    except OSError as exc:  # primer3 reports impossible settings this way
+        raise ToolError(f"primer3 rejected the request: {exc}") from None
     if not result.get("PRIMER_PAIR_NUM_RETURNED"):
         raise ToolError("primer3 found no acceptable pair: " + result.get("PRIMER_PAIR_EXPLAIN", ""))
     pairs = [_pair(result, i, ts) for i in range(result["PRIMER_PAIR_NUM_RETURNED"])]

@@ -114,7 +114,10 @@ def simulate_gel_electrophoresis(ws: Workspace, fragments: list[Any], marker: st
                                  agarosePercent: float = 1.0) -> dict[str, Any]:
     if marker not in MARKERS:
         raise ToolError(f"unknown marker {marker!r}; markers: {', '.join(MARKERS)}")
-    sizes = [int(f["size"]) if isinstance(f, dict) else int(f) for f in fragments]
+    try:
+        sizes = [int(f["size"]) if isinstance(f, dict) else int(f) for f in fragments]
+    except (KeyError, TypeError, ValueError):
+        raise ToolError("fragments must be sizes in bp or objects with a 'size'") from None
 
     def migration(bp: int) -> float:
         # Log-linear mobility model; denser gels retard large fragments more.

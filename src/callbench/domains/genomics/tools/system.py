@@ -72,6 +72,8 @@ def clear_tasks(ws: Workspace, onlyDone: bool = False) -> dict[str, Any]:
 def set_working_directory(ws: Workspace, directory_path: str) -> dict[str, Any]:
     ws.cwd = "."
     path = ws.resolve(directory_path)
+    if path.exists() and not path.is_dir():
+        raise ToolError(f"{directory_path} exists and is not a directory")
     path.mkdir(parents=True, exist_ok=True)
     ws.cwd = ws.relative(path) or "."
     return {"workingDirectory": ws.cwd}
