@@ -23,3 +23,9 @@ def play(suite: Suite, case: Case, provider: Provider) -> tuple[Trace, Verdict]:
     session = DagExecutor().start(case, Path("."), suite)
     trace = asyncio.run(run_episode(episode, provider.for_case(case), session, GenerationSettings()))
     return trace, DagScorer().score(case, trace)
+
+
+def record_of(case: Case, verdict: Verdict, trial: int = 1) -> dict:
+    """A records.jsonl-like line holding what summaries keep of a case run."""
+    return {"case_id": case.id, "template": case.template, "trial": trial, "status": "completed",
+            "verdicts": {"dag": verdict.model_dump(mode="json")}}

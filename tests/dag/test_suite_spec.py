@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dag_helpers import play
+from dag_helpers import play, record_of
 
 from callbench.cli.main import main
 from callbench.errors import ConfigError, SuiteError
+from callbench.providers.agents.noisy import NoisyAgent
 from callbench.providers.agents.planner import PlannerAgent
+from callbench.report.records import CaseRecord, slim_record
 from callbench.scoring.dag import aggregate, format_table
 from callbench.suites.base import SuiteOptions
 from callbench.suites.dag import grid, load_suite, parse_spec
@@ -92,33 +94,47 @@ def test_aggregate_table_and_restatement_effect() -> None:
     suite = load_suite("n_core=5;depth=1,4;seeds=3;restate=both", SuiteOptions())
     records = []
     for case in suite.cases:
-        _, verdict = play(suite, case, PlannerAgent())
-        records.append({"verdicts": {"dag": verdict.model_dump(mode="json")}, "trial": 1, "status": "completed"})
-    records.append({"status": "error", "metadata": {"setting": "c5-d1-conn0-dis0"}, "verdicts": {}})
+        trace, verdict = play(suite, case, PlannerAgent())
+        # Summaries read slimmed records (no verdict details): the aggregate must work from them.
+        full = CaseRecord(key=case.key, suite="dag", case_id=case.id, category=case.category,
+                          harness_mode="production-parity", trace=trace, verdicts={"dag": verdict},
+                          template=case.template)
+        records.append(slim_record(full))
+    records.append({"status": "error", "case_id": "c5-d1-conn0-dis0-s0-t0", "template": "c5-d1-conn0-dis0-s0"})
     summary = aggregate(records)
     assert [(r["setting"], r["arm"], r["n"], r["successes"]) for r in summary["rows"]] == [
         ("c5-d1-conn0-dis0", "plain", 3, 3), ("c5-d1-conn0-dis0", "restate", 3, 3),
         ("c5-d4-conn0-dis0", "plain", 3, 3), ("c5-d4-conn0-dis0", "restate", 3, 3)]
     assert summary["rows"][0]["ci_low"] == pytest.approx(0.4385, abs=1e-3)  # Wilson, 3/3
+    assert summary["rows"][0]["efficiency"] == 1.0 and summary["rows"][0]["mean_calls"] == 5.0
     assert summary["restatement"]["n_pairs"] == 6 and summary["restatement"]["difference"]["estimate"] == 0.0
     assert summary["errors"] == {"c5-d1-conn0-dis0": 1}
     table = format_table(summary)
+    assert table == summary["table"]
     assert "c5-d4-conn0-dis0" in table and "restatement effect over 6 paired tasks" in table
+
+
+def test_aggregate_counts_failure_classes_per_setting() -> None:
+    suite = load_suite("n_core=5;depth=2;n_conn=3;seeds=2", SuiteOptions())
+    records = [record_of(c, play(suite, c, NoisyAgent(1, "wrong_value"))[1]) for c in suite.cases]
+    row = aggregate(records)["rows"][0]
+    assert row["successes"] == 0 and row["first_failures"] == {"incorrect_value": 2}
+    assert row["failure_counts"]["incorrect_value"] == 2 and row["failure_counts"]["not_yet_known"] >= 2
 
 
 def test_aggregate_without_both_arms_has_no_restatement_effect() -> None:
     suite = load_suite("n_core=5;depth=2;seeds=2", SuiteOptions())
-    records = [{"verdicts": {"dag": play(suite, c, PlannerAgent())[1].model_dump(mode="json")}} for c in suite.cases]
+    records = [record_of(c, play(suite, c, PlannerAgent())[1]) for c in suite.cases]
     assert aggregate(records)["restatement"] is None
 
 
 def test_repeated_trials_use_a_task_clustered_interval() -> None:
     suite = load_suite("n_core=5;depth=2;seeds=2", SuiteOptions())
-    verdicts = [play(suite, c, PlannerAgent())[1].model_dump(mode="json") for c in suite.cases]
-    records = [{"verdicts": {"dag": v}, "trial": t} for v in verdicts for t in (1, 2, 3)]
+    records = [record_of(c, play(suite, c, PlannerAgent())[1], t) for c in suite.cases for t in (1, 2, 3)]
     row = aggregate(records)["rows"][0]
     assert row["n"] == 6 and row["successes"] == 6
-    assert (row["ci_low"], row["ci_high"]) == (1.0, 1.0)  # bootstrap over 2 tasks, not Wilson over 6
+    # Two independent tasks, not six: Wilson over tasks (a percentile bootstrap would give [1, 1]).
+    assert row["ci_method"] == "wilson-clusters" and row["ci_low"] == pytest.approx(0.342, abs=1e-3)
 
 
 def test_episode_options_reach_the_executor() -> None:

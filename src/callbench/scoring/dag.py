@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from callbench.executors.dag import new_runtime, task_of
 from callbench.generate.dag_answer import lenient_match, strict_match
 from callbench.generate.dag_runtime import FAILURE_CLASSES, DagRuntime
-from callbench.report.stats import Interval, bootstrap_interval, paired_comparison, wilson_interval
+from callbench.report.stats import Interval, accuracy_interval, paired_comparison
 from callbench.scoring.base import Reason, Verdict
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class DagScorer:
             "distractor_calls": {"conn": kinds.get("conn", 0), "dis": kinds.get("dis", 0)},
             "core_computed": len(core_done), "per_call": rows,
         }
-        metrics = {"calls": float(calls), "distractor_calls": float(kinds.get("conn", 0) + kinds.get("dis", 0))}
+        metrics = _metrics(calls, kinds, failures, bool(cfg.get("restate", False)), rule)
         if passed:
             metrics["efficiency"] = n_core / calls
         partial = len(core_done) / n_core if passed else min(len(core_done) / n_core, 0.99)
@@ -128,8 +129,26 @@ class DagScorer:
         return not reasons, reasons
 
     def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
-        """Success rate per setting and arm with Wilson intervals, and the restatement effect."""
+        """Success rate per setting and arm with 95% intervals, and the restatement effect."""
         return aggregate(records)
+
+
+def _metrics(calls: int, kinds: Counter[Any], failures: list[dict[str, Any]], restate: bool,
+             rule: str) -> dict[str, float]:
+    """Per-case numbers; they survive the slimmed records summaries read, unlike ``details``."""
+    out = {
+        "calls": float(calls),
+        "distractor_calls": float(kinds.get("conn", 0) + kinds.get("dis", 0)),
+        "conn_calls": float(kinds.get("conn", 0)),
+        "dis_calls": float(kinds.get("dis", 0)),
+        "restate": float(restate),
+        "lenient_rule": float(rule == "lenient"),
+    }
+    for cls, count in Counter(r["failure"] for r in failures).items():
+        out[f"failures.{cls}"] = float(count)
+    if failures:
+        out[f"first_failure.{failures[0]['failure']}"] = 1.0
+    return out
 
 
 def _rationale(passed: bool, reasons: list[Reason], rule: str, calls: int, n_core: int) -> str:
@@ -138,86 +157,106 @@ def _rationale(passed: bool, reasons: list[Reason], rule: str, calls: int, n_cor
     return f"fail ({rule}): " + "; ".join(r.message for r in reasons)
 
 
-def _verdict(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    verdict = (record.get("verdicts") or {}).get(NAME)
-    return verdict if isinstance(verdict, Mapping) else None
+@dataclass(frozen=True)
+class Outcome:
+    """What the aggregate needs from one record (full or slimmed, dict or ``CaseRecord``)."""
+
+    setting: str
+    arm: str
+    task: str
+    trial: int
+    passed: bool
+    metrics: dict[str, float]
 
 
-def _as_mapping(record: Any) -> Mapping[str, Any]:
-    """A record as a plain mapping (records.jsonl lines and ``CaseRecord`` objects both work)."""
-    if isinstance(record, Mapping):
-        return record
-    verdicts = {name: v.model_dump(mode="json") for name, v in (record.verdicts or {}).items()}
-    return {"verdicts": verdicts, "trial": record.trial, "status": record.status, "metadata": record.metadata}
+def _field(record: Any, name: str, default: Any = None) -> Any:
+    return record.get(name, default) if isinstance(record, Mapping) else getattr(record, name, default)
+
+
+def outcome_of(record: Any) -> Outcome | None:
+    """The record's ``dag`` outcome, or None when it has no ``dag`` verdict (e.g. an error record)."""
+    verdict = (_field(record, "verdicts") or {}).get(NAME)
+    if verdict is None:
+        return None
+    if not isinstance(verdict, Mapping):
+        verdict = verdict.model_dump(mode="json")
+    metrics = dict(verdict.get("metrics") or {})
+    task = str(_field(record, "case_id", "") or "").removesuffix("-restate")
+    return Outcome(
+        setting=_setting(record, task), arm="restate" if metrics.get("restate") else "plain", task=task,
+        trial=int(_field(record, "trial", 1) or 1), passed=bool(verdict.get("passed")), metrics=metrics,
+    )
+
+
+def _setting(record: Any, task: str) -> str:
+    # Templates are "<setting>-s<seed>" and task ids "<setting>-s<seed>-t<trial>" (suites/dag.py).
+    template = _field(record, "template") or task
+    return str(template).rsplit("-s", 1)[0] or "?"
 
 
 def aggregate(records: Iterable[Any]) -> dict[str, Any]:
     """Per (setting, arm): n, successes, Wilson CI, efficiency, failure classes; plus restatement.
 
-    Error records (no ``dag`` verdict) are counted per setting, never scored.
+    Reads only what slimmed records keep (case id, template, trial, pass flag, metrics). Error
+    records (no ``dag`` verdict) are counted per setting, never scored.
     """
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     errors: Counter[str] = Counter()
-    for rec in map(_as_mapping, records):
-        verdict = _verdict(rec)
-        if verdict is None:
-            if rec.get("status") == "error":
-                errors[str((rec.get("metadata") or {}).get("setting", "?"))] += 1
+    for rec in records:
+        out = outcome_of(rec)
+        if out is None:
+            if _field(rec, "status") == "error":
+                errors[_setting(rec, str(_field(rec, "case_id", "")))] += 1
             continue
-        det = verdict.get("details") or {}
-        groups[(det.get("setting", "?"), "restate" if det.get("restate") else "plain")].append(rec)
-    rows = [_row(setting, arm, recs) for (setting, arm), recs in sorted(groups.items())]
+        groups[(out.setting, out.arm)].append(out)
+    rows = [_row(setting, arm, outs) for (setting, arm), outs in sorted(groups.items())]
     summary = {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
     summary["table"] = format_table(summary)  # ready-to-print text for summaries
     return summary
 
 
-def _row(setting: str, arm: str, recs: list[Mapping[str, Any]]) -> dict[str, Any]:
-    verdicts = [_verdict(r) or {} for r in recs]
-    wins = [v for v in verdicts if v.get("passed")]
-    effs = [v["metrics"]["efficiency"] for v in wins if "efficiency" in (v.get("metrics") or {})]
+def _row(setting: str, arm: str, outs: list[Outcome]) -> dict[str, Any]:
+    wins = [o for o in outs if o.passed]
+    effs = [o.metrics["efficiency"] for o in wins if "efficiency" in o.metrics]
     failures: Counter[str] = Counter()
     firsts: Counter[str] = Counter()
-    for v in verdicts:
-        det = v.get("details") or {}
-        failures.update(det.get("failure_counts") or {})
-        if det.get("first_failure"):
-            firsts[det["first_failure"]["failure"]] += 1
-    ci = _interval(verdicts)
+    for out in outs:
+        for key, value in out.metrics.items():
+            if key.startswith("failures."):
+                failures[key.removeprefix("failures.")] += int(value)
+            elif key.startswith("first_failure."):
+                firsts[key.removeprefix("first_failure.")] += 1
+    ci = _interval(outs)
     return {
-        "setting": setting, "arm": arm, "n": len(verdicts), "successes": len(wins),
-        "success_rate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
+        "setting": setting, "arm": arm, "n": len(outs), "successes": len(wins),
+        "success_rate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "ci_method": ci.method,
         "efficiency": sum(effs) / len(effs) if effs else None,
-        "mean_calls": sum((v.get("details") or {}).get("calls", 0) for v in verdicts) / max(len(verdicts), 1),
-        "rule": (verdicts[0].get("details") or {}).get("rule") if verdicts else None,
+        "mean_calls": sum(o.metrics.get("calls", 0.0) for o in outs) / max(len(outs), 1),
+        "rule": "lenient" if outs and outs[0].metrics.get("lenient_rule") else "strict",
         "failure_counts": dict(failures), "first_failures": dict(firsts),
     }
 
 
-def _interval(verdicts: list[Mapping[str, Any]]) -> Interval:
-    """Wilson when every task appears once; a bootstrap clustered by task when trials repeat it."""
-    tasks = [str((v.get("details") or {}).get("task_id")) for v in verdicts]
-    flags = [bool(v.get("passed")) for v in verdicts]
-    if len(set(tasks)) == len(tasks):
-        return wilson_interval(sum(flags), len(flags))
-    return bootstrap_interval([float(f) for f in flags], tasks)
+def _interval(outs: list[Outcome]) -> Interval:
+    """The report's accuracy interval with the task as cluster: Wilson when every task appears
+    once, else a task-clustered bootstrap (widened with few tasks, Wilson over tasks at 0%/100%)."""
+    records = [{"verdicts": {NAME: {"passed": o.passed}}, "template": o.task, "key": f"{o.task}#{o.trial}"}
+               for o in outs]
+    return accuracy_interval(records, NAME)
 
 
-def _restatement(groups: dict[tuple[str, str], list[Mapping[str, Any]]]) -> dict[str, Any] | None:
+def _restatement(groups: dict[tuple[str, str], list[Outcome]]) -> dict[str, Any] | None:
     """Paired restate-minus-plain difference over tasks run in both arms (None if one arm ran)."""
-    pairs: dict[str, dict[str, bool]] = defaultdict(dict)
-    clusters: dict[str, str] = {}
-    for (_, arm), recs in groups.items():
-        for rec in recs:
-            det = (_verdict(rec) or {}).get("details") or {}
-            key = f"{det.get('task_id')}#{rec.get('trial', 1)}"
-            pairs[key][arm] = bool((_verdict(rec) or {}).get("passed"))
-            clusters[key] = str(det.get("task_id"))  # trials of one task are not independent
+    pairs: dict[tuple[str, int], dict[str, bool]] = defaultdict(dict)
+    for (_, arm), outs in groups.items():
+        for out in outs:
+            pairs[(out.task, out.trial)][arm] = out.passed
     both = sorted(k for k, v in pairs.items() if len(v) == 2)
     if not both:
         return None
+    # Trials of one task are not independent: cluster the bootstrap by task.
     cmp = paired_comparison([pairs[k]["restate"] for k in both], [pairs[k]["plain"] for k in both],
-                            [clusters[k] for k in both])
+                            [task for task, _ in both])
     return {"n_pairs": len(both), **cmp.as_dict(),
             "note": "accuracy_a = with restatement, accuracy_b = without; difference = a - b"}
 
