@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -19,17 +21,27 @@ def register(app: typer.Typer) -> None:
     app.add_typer(group, name="cache")
 
 
-def stats_cmd(path: Path = typer.Option(None, "--path", help=_PATH_HELP)) -> None:
-    """Show the number of cached responses per model and the file size."""
+@contextmanager
+def _opened(path: Path | None, missing: str) -> Iterator[ResponseCache | None]:
+    """The cache at ``path`` (default location when ``None``), or ``None`` after saying it is missing."""
     target = path or default_cache_path()
     if not target.exists():
-        typer.echo(f"{target}: no cache yet (0 entries)")
+        typer.echo(f"{target}: {missing}")
+        yield None
         return
     cache = ResponseCache(target)
     try:
-        info = cache.stats()
+        yield cache
     finally:
         cache.close()
+
+
+def stats_cmd(path: Path = typer.Option(None, "--path", help=_PATH_HELP)) -> None:
+    """Show the number of cached responses per model and the file size."""
+    with _opened(path, "no cache yet (0 entries)") as cache:
+        if cache is None:
+            return
+        info = cache.stats()
     typer.echo(f"{info['path']}: {info['entries']} entries, {info['bytes'] / 1e6:.2f} MB")
     for row in info["by_model"]:
         typer.echo(f"  {row['provider']:<14} {row['model']:<40} {row['entries']:>8}")
@@ -40,13 +52,8 @@ def clear_cmd(
     model: str = typer.Option(None, "--model", help="Only delete entries of this model name."),
 ) -> None:
     """Delete cached responses (all, or those of one model)."""
-    target = path or default_cache_path()
-    if not target.exists():
-        typer.echo(f"{target}: nothing to clear")
-        return
-    cache = ResponseCache(target)
-    try:
+    with _opened(path, "nothing to clear") as cache:
+        if cache is None:
+            return
         removed = cache.clear(model)
-    finally:
-        cache.close()
-    typer.echo(f"{target}: deleted {removed} entries")
+        typer.echo(f"{cache.path}: deleted {removed} entries")
