@@ -51,9 +51,12 @@ def test_begin_round_maps_parallel_calls_together(tmp_path):
     outcomes = [session.call(n, a) for n, a in turn]
     assert [o.annotations["cfb_status"] for o in outcomes] == ["matched", "mismatch", "matched", "matched"]
     assert session.episode.ended is None and session.episode.turns == 1
-    # Without the hook, the lone wrong look-up would have been a turn with no match: the end.
+    # Without the hook, a lone wrong call could be part of a larger turn: it never ends the episode.
     _, alone = _session(tmp_path, "Cross-0", "faithful")
-    alone.call(*turn[1])
+    assert alone.call(*turn[1]).annotations["cfb_status"] == "mismatch"
+    assert alone.episode.ended is None
+    # The scorer groups by round: that same call as a whole turn does end a faithful episode.
+    alone.episode.play_turn([alone._pred(*turn[1], None)])
     assert alone.episode.ended is not None
 
 

@@ -6,7 +6,7 @@ specific error text so the model can correct itself. The gold list advances as i
 
 The matching is done per model turn (parallel calls are mapped together). The harness announces
 a turn through the optional session hook ``begin_round(round_index, calls)``; without it each
-call is treated as a turn of its own.
+call is treated as a turn of its own that never ends the episode early.
 """
 
 from __future__ import annotations
@@ -72,8 +72,10 @@ class ReplaySession(ExecutorSession):
             queued_key, result = self._queued.popleft()
             if queued_key == key:
                 return outcome_of(result)
-        # No announced turn: this call is a turn of its own.
-        result = self.episode.play_turn([self._pred(name, arguments, None)])[0]
+        # No announced turn: this call is played as a turn of its own, but it may be one of several
+        # parallel calls, so it never triggers the faithful early end (the scorer, which groups calls
+        # by round, decides that; answering more helpfully after it cannot change a score).
+        result = self.episode.play_turn([self._pred(name, arguments, None)], may_end=False)[0]
         return outcome_of(result)
 
     def snapshot(self) -> dict[str, Any] | None:

@@ -105,8 +105,12 @@ class Episode:
 
     # ------------------------------------------------------------ one model turn
 
-    def play_turn(self, calls: list[PredCall]) -> list[CallResult]:
-        """Evaluate the calls of one model turn and update the gold list; returns one result per call."""
+    def play_turn(self, calls: list[PredCall], *, may_end: bool = True) -> list[CallResult]:
+        """Evaluate the calls of one model turn and update the gold list; returns one result per call.
+
+        ``may_end=False`` keeps the faithful early end from firing: used when the calls may be only
+        part of a model turn, where ending early would be stricter than the scorer.
+        """
         if self.ended is not None:
             return self._record([CallResult(c.index, "after_end", GENERIC_ERROR) for c in calls])
         self.turns += 1
@@ -127,7 +131,7 @@ class Episode:
         for pred in unpaired:
             results[pred.index] = self._unpaired(pred)
         ordered = [results[c.index] for c in calls]
-        self._update(ordered, before)
+        self._update(ordered, before, may_end)
         return self._record(ordered)
 
     def _record(self, results: list[CallResult]) -> list[CallResult]:
@@ -241,11 +245,11 @@ class Episode:
                 return failed
         return CallResult(pred.index, "unpaired", GENERIC_ERROR)
 
-    def _update(self, results: list[CallResult], before: set[str]) -> None:
+    def _update(self, results: list[CallResult], before: set[str], may_end: bool) -> None:
         self.last_turn_errors = [r.error for r in results if r.error is not None]
         matched = [r for r in results if r.status == "matched"]
         had_format = any(r.status == "format_error" for r in results)
-        if self.faithful and not matched and not had_format and results:
+        if self.faithful and may_end and not matched and not had_format and results:
             self._end(self.last_turn_errors or [CallError("value_error", None, "no call matched")])
             return
         advance = bool(matched) if self.faithful else any(r.gold in before for r in matched)
