@@ -63,8 +63,10 @@ class StateMatchScorer:
             f"final state differs in {len(differing)} of {len(keys)} parts: {', '.join(differing)}"
         details = {"applicable": True, "gold_changes_state": states.initial != gold,
                    "differing": {k: {"gold": gold.get(k), "actual": trace.final_state.get(k)} for k in differing}}
+        # metrics survive the slim records the run summary is built from; details do not.
+        metrics = {"applicable": 1.0, "gold_changes_state": float(states.initial != gold)}
         return Verdict(scorer=NAME, passed=passed, partial=1.0 - len(differing) / max(1, len(keys)),
-                       reasons=reasons, rationale=rationale, details=details)
+                       reasons=reasons, rationale=rationale, details=details, metrics=metrics)
 
     def gold_states(self, case: Case) -> GoldStates | None:
         """Initial state and state after the gold path (cached per case)."""
@@ -80,9 +82,9 @@ class StateMatchScorer:
     def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
         """Run-level figures, with state-changing workflows counted apart from read-only ones."""
         verdicts = [_verdict_of(r) for r in records]
-        applicable = [v for v in verdicts if v is not None and v.details.get("applicable")]
-        changing = [v for v in applicable if v.details.get("gold_changes_state")]
-        unchanged = [v for v in applicable if not v.details.get("gold_changes_state")]
+        applicable = [v for v in verdicts if v is not None and v.metrics.get("applicable")]
+        changing = [v for v in applicable if v.metrics.get("gold_changes_state")]
+        unchanged = [v for v in applicable if not v.metrics.get("gold_changes_state")]
         return {
             "applicable": len(applicable),
             "state_changing_cases": len(changing),
@@ -104,7 +106,7 @@ def _verdict_of(record: Any) -> Verdict | None:
 def _not_applicable(why: str) -> Verdict:
     # Passed so that stateless runs do not read as failures; ``applicable`` says the check did not run.
     return Verdict(scorer=NAME, passed=True, partial=None, rationale=f"not applicable: {why}",
-                   warnings=[why], details={"applicable": False})
+                   warnings=[why], details={"applicable": False}, metrics={"applicable": 0.0})
 
 
 def replay_gold(suite: Any, case: Case) -> GoldStates | None:
