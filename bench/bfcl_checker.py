@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bfcl"))
 from callbench.interop.bfcl_export import group_of  # noqa: E402
 from callbench.scoring.bfcl_entry import judge_entry  # noqa: E402
 from callbench.scoring.bfcl_options import BfclOptions  # noqa: E402
-from callbench.suites.bfcl_data import SINGLE_TURN, data_dir, load_answers, load_questions  # noqa: E402
+from callbench.suites.bfcl_data import SINGLE_TURN, data_dir, index, load_answers, load_questions  # noqa: E402
 from callbench.suites.bfcl_oracle import fc_result, gold_calls  # noqa: E402
 
 MODEL = "gpt-4o-2024-11-20-FC"
@@ -55,10 +55,8 @@ def oracle_rows(folder: Path) -> list[dict]:
 
 
 def ours_in_process(rows: list[dict], folder: Path) -> float:
-    docs, answers = {}, {}
-    for category in SINGLE_TURN:
-        docs.update({e["id"]: e["function"] for e in load_questions(category, folder)})
-        answers.update(load_answers(category, folder))
+    entries, answers = index(SINGLE_TURN, folder)
+    docs = {key: entry["function"] for key, entry in entries.items()}
     options = BfclOptions(underscore_to_dot=True)
     started = time.process_time()
     for row in rows:
@@ -103,10 +101,8 @@ def agreement(folder: Path, work: Path) -> tuple[int, int]:
     subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "bfcl" / "bfcl_reference.py"), MODEL,
                     str(source), str(target)], env=env, capture_output=True, check=True)
     theirs = {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
-    docs, answers = {}, {}
-    for category in SINGLE_TURN:
-        docs.update({e["id"]: e["function"] for e in load_questions(category, folder)})
-        answers.update(load_answers(category, folder))
+    entries, answers = index(SINGLE_TURN, folder)
+    docs = {key: entry["function"] for key, entry in entries.items()}
     options = BfclOptions(underscore_to_dot=True)
     same = 0
     for row in rows:

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from callbench.scoring.bfcl_entry import judge_entry
-from callbench.scoring.bfcl_options import BfclOptions
-from callbench.suites.bfcl_data import SINGLE_TURN, load_answers, load_questions
-from perturb import build_outputs
 import perturb_multi
+from callbench.scoring.bfcl_entry import judge_entry
 from callbench.scoring.bfcl_multi import judge_multi_result
-from callbench.suites.bfcl_data import MULTI_TURN
+from callbench.scoring.bfcl_options import BfclOptions
+from callbench.suites.bfcl_data import MULTI_TURN, SINGLE_TURN, index
+from perturb import build_outputs
 
 BFCL_VERSION = "2026.3.23"
 MODEL = "gpt-4o-2024-11-20-FC"  # registered FC model whose config sets underscore_to_dot
@@ -75,14 +74,11 @@ def outputs(tmp_path_factory, bfcl_folder, reference_python):
 def test_faithful_mode_agrees_with_bfcl(outputs, bfcl_folder):
     rows, _, theirs = outputs
     assert len(rows) >= 2000
-    docs, answers = {}, {}
-    for category in SINGLE_TURN:
-        docs.update({entry["id"]: entry["function"] for entry in load_questions(category, bfcl_folder)})
-        answers.update(load_answers(category, bfcl_folder))
+    entries, answers = index(SINGLE_TURN, bfcl_folder)
     options = BfclOptions(underscore_to_dot=True)
     mismatches = []
     for row in rows:
-        ours = judge_entry(row["category"], docs[row["id"]], row["result"], answers.get(row["id"]), options)
+        ours = judge_entry(row["category"], entries[row["id"]]["function"], row["result"], answers.get(row["id"]), options)
         ref = theirs[row["key"]]
         if _normalise(ours.valid, ours.error_type) != _normalise(ref["valid"], ref["error_type"]):
             if row["key"] not in KNOWN_DEFECTS:
@@ -95,10 +91,7 @@ def test_faithful_mode_agrees_with_bfcl(outputs, bfcl_folder):
 
 def test_multi_turn_checker_agrees_with_bfcl(outputs, bfcl_folder):
     _, rows, theirs = outputs
-    entries, answers = {}, {}
-    for category in MULTI_TURN:
-        entries.update({entry["id"]: entry for entry in load_questions(category, bfcl_folder)})
-        answers.update(load_answers(category, bfcl_folder))
+    entries, answers = index(MULTI_TURN, bfcl_folder)
     mismatches = []
     for row in rows:
         ours = judge_multi_result(entries[row["id"]], row["result"], answers[row["id"]]).check

@@ -99,3 +99,13 @@ def load_answers(category: str, folder: Path) -> dict[str, Any]:
 def category_of(entry_id: str) -> str:
     """Category of an entry id such as ``live_simple_106-63-0`` or ``simple_python_12``."""
     return entry_id.rsplit("_", 1)[0]
+
+
+def index(categories: tuple[str, ...] | list[str], folder: Path) -> tuple[dict[str, dict], dict[str, Any]]:
+    """(question entries by id, possible answers by id) over several categories."""
+    entries: dict[str, dict[str, Any]] = {}
+    answers: dict[str, Any] = {}
+    for category in categories:
+        entries.update({entry["id"]: entry for entry in load_questions(category, folder)})
+        answers.update(load_answers(category, folder))
+    return entries, answers
