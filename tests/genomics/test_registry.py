@@ -128,3 +128,33 @@ def test_python_executor_never_crashes_on_schema_valid_nonsense(tmp_path: Path) 
         if not outcome.ok and "traceback" in outcome.annotations:
             crashes.append((tool.name, outcome.error))
     assert crashes == []
+
+
+def test_read_only_tools_leave_the_state_unchanged(tmp_path: Path) -> None:
+    """Replay every gold path; each call of a read-only tool must leave the snapshot as it was."""
+    from callbench.domains.genomics.suite import load_all, make_executor
+    from callbench.providers.agents.realize import realize
+    from callbench.scoring.refs import follow_path
+    from callbench.suites.case import REF_PATTERN
+
+    suite = load_all()
+    checked = 0
+    for index, case in enumerate(suite.cases):
+        session = make_executor().start(case, tmp_path / str(index), suite)
+        results: dict[str, object] = {}
+
+        def lookup(ref: str) -> tuple[bool, object]:
+            match = REF_PATTERN.match(ref)
+            return follow_path(results.get(match.group("step")), match.group("path") or "")
+
+        for step in case.expected:
+            contract = suite.registry.get(step.tools[0])
+            if step.call_only:
+                continue
+            before = session.snapshot()
+            outcome = session.call(contract.name, realize(step.arguments, lookup, contract.parameters))
+            results[step.id] = outcome.result
+            if contract.read_only:
+                checked += 1
+                assert session.snapshot() == before, (case.id, contract.name)
+    assert checked > 80

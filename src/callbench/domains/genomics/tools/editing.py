@@ -108,10 +108,9 @@ def get_action_list(ws: Workspace) -> dict[str, Any]:
     return {"actions": list(ws.actions), "count": len(ws.actions)}
 
 
-@tool(CAT, "Open the action-queue panel in the browser and return its content.", read_only=True,
+@tool(CAT, "Show the action-queue panel (a view, no state change) and return its content.", read_only=True,
       keywords=("action panel", "show queue"))
 def show_action_list(ws: Workspace) -> dict[str, Any]:
-    ws.ui["action_panel_open"] = True
     return {"shown": True, "count": len(ws.actions), "actions": [a["id"] for a in ws.actions]}
 
 
