@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from protocol_server import ProtocolServer  # noqa: E402
+from protocol_server import ProtocolServer
 
-from callbench.providers.model import ModelOptions, RetryPolicy  # noqa: E402
+from callbench.providers.model import ModelOptions, RetryPolicy
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 Api = Literal["openai", "anthropic"]
 FaultKind = Literal["429", "500", "503", "400", "401", "404", "slow", "drop", "truncate", "no_choices"]
@@ -202,7 +202,7 @@ class ProtocolServer:
         await writer.drain()
 
     # -- thread mode ---------------------------------------------------------------------------
-    def __enter__(self) -> ProtocolServer:
+    def __enter__(self) -> Self:
         self._thread = threading.Thread(target=self._run_thread, daemon=True)
         self._thread.start()
         if not self._ready.wait(10):

@@ -20,8 +20,8 @@ NAMES = {"weather.get", "add"}
     [
         ('<tool_call>{"name": "weather.get", "arguments": {"city": "Paris"}}</tool_call>',
          [("weather.get", {"city": "Paris"})]),
-        ('<tool_call>{"name": "add", "arguments": {"a": 1}}</tool_call>\n<tool_call>{"name": "add", '
-         '"arguments": {"a": 2}}</tool_call>', [("add", {"a": 1}), ("add", {"a": 2})]),
+        (('<tool_call>{"name": "add", "arguments": {"a": 1}}</tool_call>\n<tool_call>{"name": "add", '
+          '"arguments": {"a": 2}}</tool_call>'), [("add", {"a": 1}), ("add", {"a": 2})]),
         ('{"name": "add", "arguments": "{\\"a\\": 1}"}', [("add", {"a": 1})]),
         ('[{"name": "add", "parameters": {"a": 1}}, {"function": {"name": "weather.get", "arguments": {}}}]',
          [("add", {"a": 1}), ("weather.get", {})]),

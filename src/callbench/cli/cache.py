@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from callbench.providers.cache import ResponseCache, default_cache_path
 
 _PATH_HELP = "Cache file (default: $CALLBENCH_CACHE_DIR/responses.sqlite or ~/.cache/callbench/responses.sqlite)."
+PathOption = Annotated[Path | None, typer.Option("--path", help=_PATH_HELP)]
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +38,7 @@ def _opened(path: Path | None, missing: str) -> Iterator[ResponseCache | None]:
         cache.close()
 
 
-def stats_cmd(path: Path = typer.Option(None, "--path", help=_PATH_HELP)) -> None:
+def stats_cmd(path: PathOption = None) -> None:
     """Show the number of cached responses per model and the file size."""
     with _opened(path, "no cache yet (0 entries)") as cache:
         if cache is None:
@@ -48,8 +50,8 @@ def stats_cmd(path: Path = typer.Option(None, "--path", help=_PATH_HELP)) -> Non
 
 
 def clear_cmd(
-    path: Path = typer.Option(None, "--path", help=_PATH_HELP),
-    model: str = typer.Option(None, "--model", help="Only delete entries of this model name."),
+    path: PathOption = None,
+    model: Annotated[str | None, typer.Option("--model", help="Only delete entries of this model name.")] = None,
 ) -> None:
     """Delete cached responses (all, or those of one model)."""
     with _opened(path, "nothing to clear") as cache:

@@ -13,7 +13,14 @@ from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall,
 from callbench.providers.base import Provider
 from callbench.providers.spec import parse_spec
 from callbench.providers.tool_memo import memo
-from callbench.providers.wire import ClientHolder, Endpoint, ToolNameMap, post_json, unique_call_ids, wire_schema
+from callbench.providers.wire import (
+    ClientHolder,
+    Endpoint,
+    ToolNameMap,
+    post_json,
+    unique_call_ids,
+    wire_schema,
+)
 from callbench.secrets import get_key
 from callbench.tools.contract import ToolContract
 

@@ -18,7 +18,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from callbench.catalog import catalog
@@ -77,8 +77,8 @@ class RetryPolicy:
 class ModelOptions:
     """Everything the wrapper needs from the run configuration."""
 
-    retry: RetryPolicy = RetryPolicy()
-    limits: EndpointLimits = EndpointLimits()
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    limits: EndpointLimits = field(default_factory=EndpointLimits)
     request_timeout_s: float | None = None
     """Overrides ``GenerationSettings.timeout_s`` when set."""
     use_cache: bool = True

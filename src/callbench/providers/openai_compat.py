@@ -38,13 +38,14 @@ def build_request(
     messages: list[Message],
     tools: list[ToolContract],
     settings: GenerationSettings,
-    quirks: Quirks = Quirks(),
+    quirks: Quirks | None = None,
 ) -> tuple[dict[str, Any], ToolNameMap]:
     """Build a Chat Completions request body.
 
     Returns:
         The JSON body and the tool-name map needed to read the response.
     """
+    quirks = quirks or Quirks()
     names = ToolNameMap.build([t.name for t in tools])
     body: dict[str, Any] = {
         "model": model,

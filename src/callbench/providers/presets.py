@@ -105,7 +105,7 @@ def with_quirks(preset: Preset, **changes: object) -> Preset:
     return replace(preset, quirks=replace(preset.quirks, **changes))  # type: ignore[arg-type]
 
 
-def _factory(name: str):  # noqa: ANN202 - returns a catalog factory
+def _factory(name: str):
     def make_provider(spec: str) -> OpenAIProvider:
         from callbench.providers.openai_compat import provider_from_spec
 

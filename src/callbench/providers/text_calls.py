@@ -16,8 +16,8 @@ from typing import Any
 from callbench.messages import ToolCall
 from callbench.providers.wire import parse_arguments
 
-_TAG_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
-_FENCE = re.compile(r"```(?:json|python|tool_call|tool_code)?\s*(.*?)```", re.S)
+_TAG_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCE = re.compile(r"```(?:json|python|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)
 _NAME_KEYS = ("name", "function", "tool", "tool_name")
 _ARG_KEYS = ("arguments", "parameters", "args", "input")
 

@@ -198,7 +198,7 @@ async def post_json(
                                 timeout=aiohttp.ClientTimeout(total=timeout_s)) as response:
             status, raw = response.status, await response.read()
             response_headers = response.headers
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise TransientProviderError(f"{where.provider}: request to {url} timed out after {timeout_s:g}s") from None
     except aiohttp.ClientPayloadError:
         raise TransientProviderError(f"{where.provider}: truncated response body") from None
