@@ -143,7 +143,7 @@ def test_read_only_tools_leave_the_state_unchanged(tmp_path: Path) -> None:
         session = make_executor().start(case, tmp_path / str(index), suite)
         results: dict[str, object] = {}
 
-        def lookup(ref: str) -> tuple[bool, object]:
+        def lookup(ref: str, results: dict[str, object] = results) -> tuple[bool, object]:
             match = REF_PATTERN.match(ref)
             return follow_path(results.get(match.group("step")), match.group("path") or "")
 
