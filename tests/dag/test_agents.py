@@ -130,3 +130,11 @@ def test_scripted_noisy_run_counts_every_failure_class() -> None:
     assert [r["failure"] for r in verdict.details["per_call"][:6]] == [
         "unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value", None]
     assert not verdict.passed and verdict.details["outcome"] == "incorrect"
+
+
+@pytest.mark.parametrize("options", [";restate=on", ";mode=explicit;errors=detailed", ";cap=official;scoring=lenient"])
+def test_planner_is_unaffected_by_episode_options(options: str) -> None:
+    suite = load_suite("n_core=10;depth=1,5,9;n_conn=10;n_dis=10;seeds=1;noise=2" + options, SuiteOptions())
+    for case in suite.cases:
+        _, verdict = play(suite, case, PlannerAgent())
+        assert verdict.passed and verdict.metrics["efficiency"] == 1.0, (options, case.id)
