@@ -42,6 +42,7 @@
   function renderCards() {
     const box = document.getElementById("cards");
     box.replaceChildren();
+    if (!DATA.runs.some((run) => run.statistics.strata.length)) box.append(el("p", { class: "note", text: "No scored records yet." }));
     for (const run of DATA.runs) {
       for (const s of run.statistics.strata) {
         const a = s.accuracy;
