@@ -50,3 +50,13 @@ def test_attach_expected_reads_the_runs_suite(tmp_path):
     stale.header["suites"][0]["hash"] = "0" * 64
     assert "hash differs" in attach_expected(stale)[0]
     assert all("expected" not in r for r in stale.records)
+
+
+def test_runs_in_different_harness_modes_are_not_compared(tmp_path):
+    a = write_run(tmp_path / "a", make_records(10, harness_mode="oracle-assisted"))
+    b = write_run(tmp_path / "b", make_records(10, harness_mode="production-parity"))
+    payload = build_payload([read_run(a), read_run(b)])
+    assert payload["comparisons"] == []
+    assert "share no tier and harness mode" in payload["notes"][0]
+    modes = {(row["harness_mode"], row["rank"]) for row in payload["leaderboard"]}
+    assert modes == {("oracle-assisted", 1), ("production-parity", 1)}  # ranked apart

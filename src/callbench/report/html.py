@@ -83,12 +83,18 @@ def leaderboard(runs: Sequence[RunData], stats: Sequence[dict[str, Any]]) -> lis
     return rows
 
 
-def comparisons(runs: Sequence[RunData]) -> list[dict[str, Any]]:
-    """Paired comparisons for every pair of runs, per tier and harness mode they share."""
+def comparisons(runs: Sequence[RunData], notes: list[str] | None = None) -> list[dict[str, Any]]:
+    """Paired comparisons for every pair of runs, per tier and harness mode they share.
+
+    Pairs with no (tier, harness mode) in common are not compared; a line saying so is appended
+    to ``notes`` when given.
+    """
     out = []
     for i, a in enumerate(runs):
         for b in runs[i + 1 :]:
             groups_a, groups_b = strata(a.records), strata(b.records)
+            if notes is not None and groups_a and groups_b and not set(groups_a) & set(groups_b):
+                notes.append(f"{a.label} and {b.label} share no tier and harness mode; not compared (never pooled)")
             for key in sorted(set(groups_a) & set(groups_b)):
                 try:
                     cmp = compare_runs(groups_a[key], groups_b[key], key[0])
@@ -102,6 +108,8 @@ def comparisons(runs: Sequence[RunData]) -> list[dict[str, Any]]:
 def build_payload(runs: Sequence[RunData], *, live: bool = False) -> dict[str, Any]:
     """Everything the page script needs, as plain JSON-able data."""
     stats = [run_statistics(r) for r in runs]
+    notes: list[str] = []
+    pairs = comparisons(runs, notes) if len(runs) > 1 else []
     return {
         "generated_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "live": live,
@@ -117,7 +125,8 @@ def build_payload(runs: Sequence[RunData], *, live: bool = False) -> dict[str, A
             for i, (run, st) in enumerate(zip(runs, stats, strict=True))
         ],
         "leaderboard": leaderboard(runs, stats) if len(runs) > 1 else [],
-        "comparisons": comparisons(runs) if len(runs) > 1 else [],
+        "comparisons": pairs,
+        "notes": notes,
     }
 
 

@@ -22,6 +22,12 @@ def _case_key(case: Any) -> str:
     return f"{suite}:{cid}" if suite else str(cid)
 
 
+def _last_user_message(case: Any) -> str:
+    # Cases given as a conversation have no instruction: show the last user turn instead.
+    users = [m for m in getattr(case, "messages", None) or [] if getattr(m, "role", "") == "user"]
+    return str(users[-1].content) if users else ""
+
+
 class WatchObserver:
     """Prints rounds, calls and verdicts of each case to a console as the engine reports them."""
 
@@ -35,7 +41,7 @@ class WatchObserver:
 
     def on_case_start(self, case: Any, trial: int, offered: list[str]) -> None:
         self.console.rule(Text(f"{_case_key(case)}  trial {trial}"))
-        instruction = getattr(case, "instruction", None) or ""
+        instruction = getattr(case, "instruction", None) or _last_user_message(case)
         if instruction:
             self.console.print(Text("instruction: ", style="bold").append(Text(str(instruction), style="default")))
         tools = Text("offered tools: ", style="bold")

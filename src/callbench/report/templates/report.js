@@ -97,7 +97,8 @@
       el("td", {}, c.disagreeing.slice(0, 30).map((k) => el("button", { class: "pill fail", type: "button", onclick: () => { setSearch(k); } }, k)),
         c.disagreeing.length > 30 ? ` … ${c.disagreeing.length - 30} more` : "")));
     document.getElementById("comparisons").replaceChildren(
-      table(["A", "B", "Tier", "Shared cases", "A − B", "95% CI", "McNemar p", "only A / only B", "Disagreeing cases"], crow));
+      table(["A", "B", "Tier", "Shared cases", "A − B", "95% CI", "McNemar p", "only A / only B", "Disagreeing cases"], crow),
+      ...(DATA.notes || []).map((n) => el("p", { class: "note", "data-testid": "comparison-note", text: n })));
   }
 
   // ---- charts ---------------------------------------------------------------------------------
