@@ -113,9 +113,13 @@ def test_paths_cannot_escape_or_touch_bundled_data(ws: Workspace) -> None:
         T["export_fasta_sequence"](ws, filename="../escape.fasta")
     with pytest.raises(ToolError, match="read-only"):
         T["export_fasta_sequence"](ws, filename="data/overwrite.fasta")
-    T["set_working_directory"](ws, directory_path="results/run1")
+    with pytest.raises(ToolError, match="read-only"):
+        T["set_working_directory"](ws, directory_path="data/sub")
+    T["set_working_directory"](ws, directory_path="results")
+    T["set_working_directory"](ws, directory_path="run1")
     out = T["export_cds_fasta"](ws, filename="cds.fna")["filePath"]
     assert out == "results/run1/cds.fna" and (ws.root / out).is_file()
+    assert T["set_working_directory"](ws, directory_path="../..")["workingDirectory"] == "."
 
 
 def test_local_blast_finds_the_source(ws: Workspace) -> None:

@@ -157,12 +157,18 @@ class Workspace:
         """A path as shown to the model: relative to the workspace folder."""
         return Path(os.path.normpath(path)).relative_to(self.root.resolve()).as_posix()
 
-    def write_file(self, path: str, text: str) -> str:
-        """Write a text file inside the workspace and record it; returns its relative path."""
+    def writable(self, path: str) -> Path:
+        """Resolve a path that will be written or created; the bundled ``data/`` is off limits."""
         full = self.resolve(path)
         rel = self.relative(full)
         if rel == DATA_FOLDER or rel.startswith(DATA_FOLDER + "/"):
             raise ToolError(f"{DATA_FOLDER}/ holds the bundled read-only data; write somewhere else")
+        return full
+
+    def write_file(self, path: str, text: str) -> str:
+        """Write a text file inside the workspace and record it; returns its relative path."""
+        full = self.writable(path)
+        rel = self.relative(full)
         full.parent.mkdir(parents=True, exist_ok=True)
         full.write_text(text, encoding="utf-8")
         if rel not in self.files_written:

@@ -66,12 +66,12 @@ def clear_tasks(ws: Workspace, onlyDone: bool = False) -> dict[str, Any]:
     return {"removed": before - len(ws.tasks), "remaining": len(ws.tasks)}
 
 
-@tool(SYSTEM, "Set the working directory (inside the session folder; created if missing).",
+@tool(SYSTEM, "Set the working directory, relative to the current one (inside the session folder; created if "
+      "missing).",
       params={"directory_path": string("Directory path")}, required=("directory_path",),
       keywords=("cd", "change directory", "folder"))
 def set_working_directory(ws: Workspace, directory_path: str) -> dict[str, Any]:
-    ws.cwd = "."
-    path = ws.resolve(directory_path)
+    path = ws.writable(directory_path)
     if path.exists() and not path.is_dir():
         raise ToolError(f"{directory_path} exists and is not a directory")
     path.mkdir(parents=True, exist_ok=True)
