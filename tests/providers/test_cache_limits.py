@@ -6,7 +6,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from protocol_server import ProtocolServer
+from protocol_server import Fault, ProtocolServer
 from provider_helpers import SETTINGS, WEATHER, conversation
 
 from callbench.messages import GenerationSettings, ModelTurn
@@ -119,3 +119,27 @@ def test_tpm_settles_with_real_usage() -> None:
         return bucket.level
 
     assert asyncio.run(run()) < 2
+
+
+def test_a_429_with_retry_after_pauses_the_whole_endpoint() -> None:
+    with ProtocolServer(latency_s=0.02) as server:
+        server.inject(Fault("429", retry_after=0.3))
+        model = _model(server, None)
+        finished: list[float] = []
+
+        async def one(i: int) -> None:
+            await asyncio.sleep(0.1 * (i > 0))  # the others start once the 429 has arrived
+            await model.generate(conversation(str(i)), [WEATHER], SETTINGS)
+            finished.append(time.monotonic())
+
+        async def many() -> float:
+            start = time.monotonic()
+            try:
+                await asyncio.gather(*(one(i) for i in range(4)))
+            finally:
+                await model.aclose()
+            return start
+
+        start = asyncio.run(many())
+    assert len(server.requests) == 5  # one 429, then four successes: nobody else hit the limit
+    assert min(finished) - start >= 0.3

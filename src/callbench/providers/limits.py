@@ -68,9 +68,19 @@ class EndpointLimiter:
         self._sem = asyncio.Semaphore(limits.max_connections) if limits.max_connections else None
         self._requests = RateBucket(limits.rpm) if limits.rpm else None
         self._tokens = RateBucket(limits.tpm) if limits.tpm else None
+        self._paused_until = 0.0
+
+    def pause(self, seconds: float) -> None:
+        """Hold every new request to this endpoint for ``seconds`` (after a 429 with Retry-After).
+
+        Without this, the other requests in flight would each meet the same rate limit.
+        """
+        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
 
     async def acquire(self, estimated_tokens: int) -> None:
         """Wait for a request slot; pair every call with :meth:`release`."""
+        while (wait := self._paused_until - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
         if self._requests is not None:
             await self._requests.take(1)
         if self._tokens is not None:

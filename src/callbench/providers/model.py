@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from callbench.catalog import catalog
-from callbench.errors import ConfigError, ProviderError, TransientProviderError
+from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError
 from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
 from callbench.providers.cache import ResponseCache, cache_key
@@ -211,6 +211,8 @@ class Model:
                         retry_after=exc.retry_after,
                     ) from None
                 self.counters["retries"] += 1
+                if isinstance(exc, RateLimitedError) and exc.retry_after:
+                    limiter_of(self).pause(exc.retry_after)
                 await self._sleep(wait)
             except ProviderError as exc:
                 self.counters[f"fatal:{type(exc).__name__}"] += 1
