@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from itertools import accumulate
 from typing import Any
 
 from Bio.Seq import Seq
@@ -144,10 +145,7 @@ def gc_skew(ws: Workspace, chromosome: str | None = None, start: int | None = No
         chunk = seq[i:i + window]
         g, c = chunk.count("G"), chunk.count("C")
         values.append(round((g - c) / (g + c), 4) if g + c else 0.0)
-    cumulative, total = [], 0.0
-    for v in values:
-        total += v
-        cumulative.append(round(total, 4))
+    cumulative = [round(total, 4) for total in accumulate(values)]
     return {"chromosome": chrom, "start": s, "end": e, "window": window, "skew": values[:500],
             "cumulative": cumulative[:500], "minCumulativeWindow": cumulative.index(min(cumulative)) + 1}
 
