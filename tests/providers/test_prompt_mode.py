@@ -94,3 +94,17 @@ def test_end_to_end_through_openai_protocol() -> None:
 def test_end_to_end_unparseable_output_is_a_scored_format_failure() -> None:
     turn, _ = _ask('{"name": "weather.get", "arguments": {"city": ')
     assert turn.tool_calls == [] and turn.finish_reason == FORMAT_ERROR
+
+
+def test_native_calls_from_the_inner_model_are_kept() -> None:
+    call = ToolCall(id="n1", name="add", arguments={"a": 1}, arguments_raw='{"a": 1}')
+    from callbench.providers.prompt_mode import read_turn
+
+    assert read_turn(ModelTurn(text="[add(a=2)]", tool_calls=[call]), [WEATHER]).tool_calls == [call]
+
+
+def test_prompt_needs_an_inner_model_string() -> None:
+    from callbench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="prompt:<provider>:<model>"):
+        make_provider("")

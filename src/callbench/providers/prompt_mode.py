@@ -68,7 +68,13 @@ def _block(name: str, arguments: dict[str, Any] | None, raw: str) -> str:
 
 
 def read_turn(turn: ModelTurn, tools: list[ToolContract], id_prefix: str = "call") -> ModelTurn:
-    """Replace a text turn by one with the calls read from its text."""
+    """Replace a text turn by one with the calls read from its text.
+
+    A turn that already carries native calls (some servers parse tool calls out of any text) is
+    kept as it is.
+    """
+    if turn.tool_calls:
+        return turn
     parsed = parse_text_calls(turn.text, {t.name for t in tools}, id_prefix=id_prefix)
     finish = FORMAT_ERROR if parsed.format_error else turn.finish_reason
     return turn.model_copy(update={"text": parsed.text, "tool_calls": parsed.calls, "finish_reason": finish})
@@ -114,7 +120,7 @@ def make_provider(spec: str) -> PromptProvider:
     """Catalog factory for ``prompt:<provider>:<model>``, e.g. ``prompt:openai:llama3@http://...``."""
     from callbench.catalog import catalog
 
-    name, sep, rest = spec.partition(":")
-    if not sep or not rest:
-        raise ConfigError(f"prompt:{spec}: write prompt:<provider>:<model>, e.g. prompt:openai:gpt-4o-mini")
+    name, _, rest = spec.partition(":")
+    if not name:
+        raise ConfigError("prompt: needs a model string: prompt:<provider>:<model>, e.g. prompt:openai:gpt-4o-mini")
     return PromptProvider(catalog().providers.get(name)(rest))
