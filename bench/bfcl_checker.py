@@ -2,8 +2,9 @@
 
 Prints (medians over --repeat runs):
 * in-process throughput of both checkers (entries per CPU second, imports and data loading excluded);
-* end-to-end CLI wall time: ``bfcl evaluate --test-category single_turn`` vs
-  ``callbench score --from-bfcl-results`` on the same result files;
+* end-to-end CLI wall and CPU (user+sys) time: ``bfcl evaluate --test-category single_turn`` vs
+  ``callbench score --from-bfcl-results`` on the same result files (CPU time is the figure to trust
+  on a loaded machine);
 * with --agreement: verdict parity over the full ~47k perturbation set (tests/bfcl/perturb.py).
 
 Outputs are oracle answers (first acceptable value per parameter, FC format), so most pass.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -85,10 +87,19 @@ def write_results(rows: list[dict], project: Path) -> Path:
     return result_root
 
 
-def timed(command: list[str], env: dict) -> float:
+def timed(command: list[str], env: dict) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user+sys) of one run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def median_times(command: list[str], env: dict, repeat: int) -> tuple[float, float]:
+    runs = [timed(command, env) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 def agreement(folder: Path, work: Path) -> tuple[int, int]:
@@ -134,11 +145,12 @@ def main() -> None:
                "PYTHONPATH": str(ROOT / "src")}
         bfcl_cmd = [str(VENV / "bin" / "bfcl"), "evaluate", "--model", MODEL, "--test-category", "single_turn"]
         ours_cmd = [sys.executable, "-m", "callbench.cli.main", "score", "--from-bfcl-results", str(result_root)]
-        bfcl_e2e = statistics.median(timed(bfcl_cmd, env) for _ in range(args.repeat))
-        ours_e2e = statistics.median(timed(ours_cmd, env) for _ in range(args.repeat))
-        print(f"end-to-end  bfcl evaluate --test-category single_turn: {bfcl_e2e:.2f} s")
-        print(f"end-to-end  callbench score --from-bfcl-results:       {ours_e2e:.2f} s")
-        print(f"end-to-end  ratio callbench/bfcl: {ours_e2e / bfcl_e2e:.2f} (target <= 0.20)")
+        bfcl_wall, bfcl_cpu = median_times(bfcl_cmd, env, args.repeat)
+        ours_wall, ours_cpu = median_times(ours_cmd, env, args.repeat)
+        print(f"end-to-end  bfcl evaluate --test-category single_turn: {bfcl_wall:6.2f} s wall, {bfcl_cpu:6.2f} s CPU")
+        print(f"end-to-end  callbench score --from-bfcl-results:       {ours_wall:6.2f} s wall, {ours_cpu:6.2f} s CPU")
+        print(f"end-to-end  ratio callbench/bfcl: {ours_wall / bfcl_wall:.2f} wall, {ours_cpu / bfcl_cpu:.2f} CPU "
+              "(target <= 0.20)")
         if args.agreement:
             same, total = agreement(folder, work)
             print(f"agreement   {same}/{total} identical verdicts (valid + error_type)")
