@@ -100,3 +100,14 @@ def test_required_key_spelled_differently_is_renamed_to_the_required_spelling():
     args = case["expected"][0]["arguments"]
     assert args == {"track_name": {"$one_of": ["gc_content", "gc"]}, "visible": False}
     assert "renamed to the required 'track_name'" in problems[0].message
+
+
+def test_a_contract_with_a_broken_schema_is_dropped_and_its_cases_reported(mini_data):
+    (mini_data / "tools_registry" / "navigation" / "open_new_tab.yaml").write_text(
+        "name: open_new_tab\nparameters:\n  type: object\n  properties:\n    n: {type: array, items: [1]}\n")
+    result = run(mini_data)
+    assert "open_new_tab" not in result.contracts
+    errors = {p.where: p.message for p in result.problems if p.severity == "error"}
+    assert "contract invalid after conversion" in errors["navigation/open_new_tab.yaml"]
+    assert "open_new_tab have no valid contract" in errors["mini_simple:tab_01"]
+    assert "mini_complex:tabs_02" in errors and "mini_simple:nav_01" in by_id(result)

@@ -80,12 +80,19 @@ def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Pat
     for path in suite_files:
         _import_suite_file(Path(path), ctx, options, result)
     add_missing_keys(result.contracts, ctx, result.problems)
+    _validate_contracts(result)
     annotate(result.contracts)
     for case in result.cases:
-        finish_case(case, result.contracts, result.problems)
-        reconcile_case(case, result.contracts, result.problems)
-    _validate(result)
+        if all(tool in result.contracts for tool in _case_tools(case)):
+            finish_case(case, result.contracts, result.problems)
+            reconcile_case(case, result.contracts, result.problems)
+    _validate_contracts(result)
+    _validate_cases(result)
     return result
+
+
+def _case_tools(case: dict[str, Any]) -> list[str]:
+    return [t for s in case["expected"] for t in ([s["tool"]] if isinstance(s["tool"], str) else s["tool"])]
 
 
 def _load_contracts(registry: Path, problems: list[ImportProblem]) -> dict[str, dict[str, Any]]:
@@ -134,8 +141,8 @@ def _import_suite_file(path: Path, ctx: CaseContext, options: CaseOptions, resul
                                "imported": len(result.cases) - before, "source": wrapper.get("source")}
 
 
-def _validate(result: ImportResult) -> None:
-    """Check every output against callbench's own models; drop (and report) what fails."""
+def _validate_contracts(result: ImportResult) -> None:
+    """Check contracts against callbench's model and JSON Schema; drop (and report) what fails."""
     for name in list(result.contracts):
         mapping = result.contracts[name]
         where = mapping["metadata"].get("source_file", name)
@@ -147,10 +154,13 @@ def _validate(result: ImportResult) -> None:
         if problem:
             result.problems.append(ImportProblem(where, "error", f"contract invalid after conversion: {problem}"))
             del result.contracts[name]
+
+
+def _validate_cases(result: ImportResult) -> None:
+    """Check cases against callbench's ``Case`` model; drop (and report) what fails."""
     kept = []
     for case in result.cases:
-        missing = [t for s in case["expected"] for t in ([s["tool"]] if isinstance(s["tool"], str) else s["tool"])
-                   if t not in result.contracts]
+        missing = [t for t in _case_tools(case) if t not in result.contracts]
         try:
             if missing:
                 raise ValueError(f"tool(s) {', '.join(sorted(set(missing)))} have no valid contract")

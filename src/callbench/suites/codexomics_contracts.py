@@ -7,6 +7,7 @@ reported and skipped, never raised.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,9 @@ def contract_mapping(raw: RawTool, problems: list[ImportProblem]) -> dict[str, A
         problems.append(ImportProblem(raw.path, severity, note))  # type: ignore[arg-type]
     description = data.get("description") if isinstance(data.get("description"), str) else ""
     category = data.get("category") if isinstance(data.get("category"), str) else raw.path.split("/")[0]
-    keywords = [str(k) for k in data.get("keywords", []) or [] if isinstance(k, (str, int, float))]
+    raw_keywords = data.get("keywords")
+    keywords = [str(k) for k in raw_keywords if isinstance(k, (str, int, float))] if isinstance(
+        raw_keywords, list) else []
     metadata = {
         "source": "codexomics",
         "source_file": raw.path,
@@ -125,7 +128,9 @@ def contract_mapping(raw: RawTool, problems: list[ImportProblem]) -> dict[str, A
         "category": category,
         "keywords": keywords,
         "parameters": parameters,
-        "metadata": {k: v for k, v in metadata.items() if v not in (None, [], {})},
+        # YAML may hold dates and other non-JSON scalars; metadata is written as JSON.
+        "metadata": json.loads(json.dumps({k: v for k, v in metadata.items() if v not in (None, [], {})},
+                                          default=str)),
     }
 
 

@@ -62,7 +62,9 @@ def _sanitize_keyword(key: str, value: Any, path: str, notes: list[str]) -> Any:
 
 def _fix_type(out: dict[str, Any], path: str, notes: list[str]) -> None:
     kind = out.get("type")
-    if kind is None or isinstance(kind, list) or kind in JSON_TYPES:
+    if kind is None or (isinstance(kind, str) and kind in JSON_TYPES):
+        return
+    if isinstance(kind, list) and kind and all(isinstance(k, str) and k in JSON_TYPES for k in kind):
         return
     notes.append(f"{path}: unknown type {kind!r} dropped")
     del out["type"]
