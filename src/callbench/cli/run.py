@@ -27,7 +27,7 @@ def run(
     model: Annotated[str, typer.Option("--model", "-m", help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED.")] = DEFAULT_MODEL,
     tier: Annotated[Optional[list[str]], typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")] = None,
     mode: Annotated[str, typer.Option("--mode", help="production-parity or oracle-assisted.")] = "production-parity",
-    k: Annotated[str, typer.Option("--k", help="Top-k tool retrieval, or 'all'.")] = "24",
+    k: Annotated[Optional[str], typer.Option("--k", help="Top-k tool retrieval, or 'all' (default: the suite's, 24).")] = None,
     executor: Annotated[Optional[str], typer.Option("--executor", help="Override the suites' executor (e.g. contract).")] = None,
     data: Annotated[Optional[Path], typer.Option("--data", help="Local data set path for suites that need one.")] = None,
     registry: Annotated[Optional[Path], typer.Option("--registry", help="Tool registry folder for path suites.")] = None,
@@ -97,9 +97,11 @@ def _resume_config(run_dir: Path, engine_options: dict[str, Any]) -> RunConfig:
     return config_from_dict(recorded, out_dir=run_dir, resume=True, **engine_options)
 
 
-def parse_k(text: str) -> int | None:
-    if text.strip().lower() == "all":
+def parse_k(text: str | None) -> int | str | None:
+    if text is None:
         return None
+    if text.strip().lower() == "all":
+        return "all"
     try:
         value = int(text)
     except ValueError:

@@ -9,8 +9,6 @@ from typing import Any
 from callbench.harness.modes import HarnessMode
 from callbench.messages import GenerationSettings
 
-DEFAULT_K = 24
-
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -21,8 +19,9 @@ class RunConfig:
     tiers: tuple[str, ...] = ()
     """Scorer names; empty = each suite's default scorers; ``("all",)`` = the three tiers."""
     harness_mode: HarnessMode = "production-parity"
-    k: int | None = DEFAULT_K
-    """Top-k tool retrieval; ``None`` offers every tool."""
+    k: int | str | None = None
+    """Top-k tool retrieval: a number, ``"all"`` (every candidate tool), or ``None`` (the suite's
+    ``default_k``, 24 unless the suite says otherwise)."""
     executor: str | None = None
     """Override every suite's executor (e.g. ``contract``)."""
     data: Path | None = None

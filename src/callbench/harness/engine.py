@@ -151,7 +151,7 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
     """Run, score and package one (case, trial). Infrastructure failures become error records."""
     case, suite = job.case, job.suite
     started, clock = time.time(), time.perf_counter()
-    offered = select_tools(case.prompt_text(), suite.candidate_tools(case), config.k)
+    offered = select_tools(case.prompt_text(), suite.candidate_tools(case), suite.retrieval_k(config.k))
     names = [t.name for t in offered]
     registry = suite.registry_for(case)
     recall = retrieval_recall(case.expected_tools(), set(names), {n: registry.equivalents(n) for n in registry.names()}

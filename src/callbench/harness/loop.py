@@ -60,10 +60,16 @@ async def run_episode(episode: Episode, model: Any, session: ExecutorSession, se
         turn = await model.generate(episode.messages, episode.offered, settings)
         _record_turn(trace, info, turn)
         episode.messages.append(Message.assistant(turn))
+        begin_round = getattr(session, "begin_round", None)
+        if begin_round is not None:  # executors that answer a turn's parallel calls together
+            begin_round(round_index, turn.tool_calls)
         new_calls = [_execute(episode, session, call, round_index) for call in turn.tool_calls]
         observers.emit("on_round", case, info, new_calls)
         if _call_cap_reached(episode):
             trace.stop_reason = "max_calls"
+            return trace
+        if getattr(session, "finished", False):
+            trace.stop_reason = "executor_end"
             return trace
         scripted = _scripted_turn(episode, session, bool(turn.tool_calls))
         if scripted == "stop":
@@ -103,7 +109,7 @@ def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_i
     if cap is not None and record.index >= cap:
         outcome = ToolOutcome.failure("Call limit reached; this call was not executed.")
         record.execution = "not_executed"
-    elif not record.schema_valid:
+    elif not record.schema_valid and not _executor_checks_format(session, record):
         # The call is not executed; the model hears why so it can correct itself.
         outcome = ToolOutcome.failure("Invalid call: " + "; ".join(record.schema_errors))
         record.execution = "rejected"
@@ -174,3 +180,8 @@ def covered_count(expected: list[list[str]], called: list[str]) -> int:
             remaining.remove(hit)
             done += 1
     return done
+
+
+def _executor_checks_format(session: ExecutorSession, record: TraceCall) -> bool:
+    """Executors with their own format checks (``sees_invalid_calls``) get schema-invalid calls of known tools."""
+    return bool(getattr(session, "sees_invalid_calls", False)) and record.known_tool and record.arguments is not None

@@ -90,7 +90,8 @@ def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str,
                           source=s.source, data=str(config.data) if config.data else None)
                 for spec, s in zip(config.suites, suites)],
         scorers={name: list(table) for name, table in scorers.items()}, executor=config.executor,
-        retrieval_k=config.k, trials=config.trials, options=config.recorded_options(),
+        retrieval_k=config.k, suite_k={s.name: s.retrieval_k(config.k) for s in suites},
+        trials=config.trials, options=config.recorded_options(),
     )
 
 

@@ -12,7 +12,8 @@ ExecutionStatus = Literal["ok", "error", "skipped", "rejected", "not_executed"]
 """``ok``/``error``: executed; ``skipped``: call-only; ``rejected``: not executed because the call was
 malformed, schema-invalid or named an unknown tool; ``not_executed``: past the call cap or no executor."""
 
-StopReason = Literal["answer", "max_rounds", "max_calls", "timeout", "error"]
+StopReason = Literal["answer", "max_rounds", "max_calls", "timeout", "error", "executor_end"]
+"""``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended)."""
 
 
 class TraceCall(BaseModel):

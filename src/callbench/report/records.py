@@ -51,8 +51,10 @@ class RunHeader(BaseModel):
     """Suite name -> scorer names."""
     executor: str | None = None
     """Executor override (``None``: each suite's default)."""
-    retrieval_k: int | None = None
-    """Top-k of tool retrieval (``None``: all tools)."""
+    retrieval_k: int | str | None = None
+    """``--k`` as given: a number, ``"all"``, or ``None`` (each suite's default, in ``suite_k``)."""
+    suite_k: dict[str, int | None] = Field(default_factory=dict)
+    """The k each suite actually used (``None``: every candidate tool)."""
     trials: int = 1
     options: dict[str, Any] = Field(default_factory=dict)
     """Engine options (concurrency, limits, cache...)."""

@@ -50,6 +50,8 @@ class Suite:
     version: str = "1"
     source: str = ""
     """Where the suite came from (file, folder, package data, generator spec)."""
+    default_k: int | None = 24
+    """Top-k tool retrieval when the run does not set ``--k`` (``None``: offer every candidate)."""
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -74,6 +76,12 @@ class Suite:
         if not names:
             return list(registry)
         return [registry.get(name) for name in names]
+
+    def retrieval_k(self, requested: int | str | None) -> int | None:
+        """The k to use: the run's ``--k`` (``"all"`` = every tool) or the suite default."""
+        if requested is None:
+            return self.default_k
+        return None if requested == "all" else int(requested)
 
     def executor_name(self, case: Case) -> str | Executor:
         return case.executor or self.executor

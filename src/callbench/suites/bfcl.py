@@ -55,7 +55,7 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
     return Suite(
         name=SUITE_NAME, cases=cases, executor="contract", scorers=["bfcl"], system_prompt=BFCL_SYSTEM_PROMPT,
         description="Berkeley Function Calling Leaderboard (bfcl-eval data)", version="BFCL_v4",
-        source=str(folder), metadata={"bfcl": settings, "categories": list(categories)},
+        source=str(folder), default_k=None, metadata={"bfcl": settings, "categories": list(categories)},
     )
 
 

@@ -109,6 +109,7 @@ def build_suite(report: LoadReport, settings: CfbSettings, *, source: str, extra
         system_prompt="",  # upstream sends no system prompt
         description="ComplexFuncBench: multi-step constrained function calling on replayed Booking APIs",
         source=source,
+        default_k=None,  # every sample's own function list is offered, as upstream does
         metadata={"complexeval": config, "load_problems": report.problems, "samples": len(cases)},
     )
 

@@ -269,6 +269,7 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
         system_prompt="",
         description="FuncBenchGen-style tasks generated from a hidden function-dependency DAG",
         source=f"dag:{spec}",
+        default_k=None,  # the agent must see every function, distractors included
         metadata={"spec": spec, "episode": parsed.episode.__dict__, "arms": list(parsed.arms)},
     )
 
