@@ -87,3 +87,9 @@ def test_anthropic_request_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     assert body["tools"][0]["name"] == "weather_get" and names.original("weather_get") == "weather.get"
     assert body["tool_choice"] == {"type": "any", "disable_parallel_tool_use": True}
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 1024} and "temperature" not in body
+
+
+def test_omit_temperature_option() -> None:
+    provider = make_provider("openai:o3@http://127.0.0.1:1/v1?omit_temperature=1")
+    body, _ = build_request("o3", conversation(), [], SETTINGS, provider.preset.quirks)  # type: ignore[attr-defined]
+    assert "temperature" not in body and body["max_tokens"] == 256

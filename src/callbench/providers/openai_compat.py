@@ -29,7 +29,8 @@ from callbench.secrets import get_key
 from callbench.tools.contract import ToolContract
 
 _QUIRK_OPTIONS = {"strict": "strict_tools", "tool_choice_required": "tool_choice_required",
-                  "parallel_tool_calls_param": "parallel_tool_calls_param", "seed": "seed"}
+                  "parallel_tool_calls_param": "parallel_tool_calls_param", "seed": "seed",
+                  "omit_temperature": "omit_temperature"}
 _OPTIONS = set(_QUIRK_OPTIONS) | {"key_env"}
 
 
@@ -54,6 +55,8 @@ def build_request(
         quirks.max_tokens_field: settings.max_tokens,
         "stream": False,
     }
+    if quirks.omit_temperature:
+        del body["temperature"]
     if settings.seed is not None and quirks.seed:
         body["seed"] = settings.seed
     if settings.reasoning_effort:

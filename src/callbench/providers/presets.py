@@ -33,6 +33,8 @@ class Quirks:
     no_fallback: dict[str, object] | None = None
     """Extra body fields that forbid routing to another model (OpenRouter)."""
     auth_header: Literal["bearer", "api-key"] = "bearer"
+    omit_temperature: bool = False
+    """Leave ``temperature`` out (reasoning models such as o3 or gpt-5 refuse any value but 1)."""
 
 
 @dataclass(frozen=True)
