@@ -48,6 +48,14 @@ def outcome_of(result: CallResult) -> ToolOutcome:
 class ReplaySession(ExecutorSession):
     """One sample's replay: an :class:`Episode` fed one model turn at a time."""
 
+    sees_invalid_calls = True
+    """The harness passes schema-invalid calls here: ComplexEval answers them with its own format errors."""
+
+    @property
+    def finished(self) -> bool:
+        """True once the faithful cascade ended the episode early (the harness then stops, as upstream)."""
+        return self.episode.ended is not None
+
     def __init__(self, episode: Episode, names: NameMap) -> None:
         self.episode = episode
         self.names = names
