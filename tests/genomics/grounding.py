@@ -2,8 +2,9 @@
 
 Every literal in the expected arguments must be stated in the instruction: strings verbatim
 (case-insensitive; ``_`` may be written as a space), numbers as numerals or small number words,
-booleans through a cue word (show/hide, on/off, only, confirm...). ``$ref`` values come from earlier
-results, ``$any``/``$pattern`` accept any value, and ``$default`` must equal the schema default.
+booleans through a cue word of the right polarity for their key (show/hide, on/off, only, confirm...).
+``$ref`` values come from earlier results, ``$any``/``$pattern`` accept any value, and ``$default``
+must equal the schema default.
 """
 
 from __future__ import annotations
@@ -16,9 +17,22 @@ from callbench.tools.registry import ToolRegistry
 
 NUMBER_WORDS = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 SYMBOL_WORDS = {"-": ("minus", "reverse strand"), "+": ("plus", "forward strand")}
-BOOLEAN_CUES = ("show", "hide", " on", " off", "enable", "disable", "display", "visible", "only", "just",
-                "confirm", "without", "with ", "circular", "save", "minimi", "collapse", "open", "get rid",
-                "switch", "turn", "filled")
+# Booleans: (cues for true, cues for false) per argument key; a value needs a cue of its own polarity.
+VISIBILITY = (("show", " on", "display", "enable", "see"), ("hide", " off", "get rid", "disable"))
+BOOLEAN_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "visible": VISIBILITY,
+    "auto_save": (("save",), ("don't save",)),
+    "forced": (("without asking", "without confirm", "force"), ("ask me",)),
+    "userOnly": (("just", "only", "myself"), ("all",)),
+    "bothStrands": (("both strands",), ("strand only", "only the forward", "one strand")),
+    "circular": (("circular",), ("linear",)),
+    "commercialOnly": (("commercial",), ("any supplier",)),
+    "confirm": (("confirm",), ("don't confirm",)),
+    "includeScore": (("with scores", "scores filled"), ("no scores", "without scores")),
+    "minimized": (("minimi",), ("restore",)),
+    "expanded": (("expand",), ("collapse",)),
+    "open": (("open",), ("close",)),
+}
 _NUM = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
@@ -74,7 +88,9 @@ def _check_value(value: Any, schema: dict[str, Any], text: str, path: str, probl
         for i, item in enumerate(value):
             _check_value(item, item_schema, text, f"{path}[{i}]", problems)
     elif isinstance(value, bool):
-        if not any(cue in f" {text.lower()}" for cue in BOOLEAN_CUES):
+        key = path.rsplit(".", 1)[-1]
+        true_cues, false_cues = BOOLEAN_CUES.get(key, ((), ()))
+        if not any(cue in f" {text.lower()}" for cue in (true_cues if value else false_cues)):
             problems.append(f"{path}: boolean {value} has no cue word in the instruction")
     elif isinstance(value, (int, float)):
         if float(value) not in numbers_in(text):

@@ -60,7 +60,7 @@ def test_instructions_determine_expected_arguments(suite_all: Suite) -> None:
 
 
 def test_grounding_check_catches_invented_values(suite_all: Suite) -> None:
-    case = Case(id="x", instruction="Take me to position 100000.", expected=[
+    case = Case(id="x", instruction="Take me to position 100000 and hide the track.", expected=[
         {"tool": "navigate_to_position", "arguments": {"position": 100000, "chromosome": "pSYN1"}},
         {"tool": "zoom_in", "arguments": {"factor": {"$default": 3}}},
         {"tool": "toggle_track", "arguments": {"trackName": "genes", "visible": True}}])
@@ -68,7 +68,7 @@ def test_grounding_check_catches_invented_values(suite_all: Suite) -> None:
     assert any("'pSYN1' is not stated" in p for p in problems)
     assert any("not the schema default" in p for p in problems)
     assert any("'genes' is not stated" in p for p in problems)
-    assert any("boolean True has no cue" in p for p in problems)
+    assert any("boolean True has no cue" in p for p in problems)  # "hide" is the opposite polarity
 
 
 def test_expected_tools_are_retrieved_in_the_top_24(suite_all: Suite) -> None:
