@@ -73,3 +73,13 @@ def test_improved_mode_records_faithful_verdict(bfcl_folder):
     assert verdict.passed and details["faithful_passed"] is False
     assert details["faithful_error_type"] == "type_error:simple"
     assert details["mode"] == "improved" and details["numeric_strings"] is True
+
+
+def test_unparsable_arguments_fail_like_bfcl(suite):
+    from callbench.harness.trace import TraceCall, Trace
+
+    case = next(c for c in suite.cases if c.category == "simple_python")
+    call = TraceCall(index=0, call_id="c0", round=1, tool=case.expected[0].tool, arguments_raw="",
+                     arguments=None, parse_error="empty")
+    verdict = BfclScorer(suite).score(case, Trace(calls=[call]))
+    assert verdict.codes == ["ast_decoder:decoder_failed"]

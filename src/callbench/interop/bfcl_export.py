@@ -16,6 +16,7 @@ from typing import Any
 
 from callbench.errors import UserError
 from callbench.report.records import CaseRecord, latest_records, read_records
+from callbench.scoring.bfcl_ast import raw_arguments
 from callbench.suites.bfcl_data import LIVE, MULTI_TURN, NON_LIVE, VERSION_PREFIX
 
 DEFAULT_MODEL = "gpt-4o-2024-11-20-FC"
@@ -41,8 +42,7 @@ def single_turn_result(record: CaseRecord, underscore_to_dot: bool) -> Any:
     calls = [call for call in record.trace.calls if call.round == 1]
     if not calls:
         return record.trace.rounds[0].text if record.trace.rounds else record.trace.final_text
-    return [{_name(call.tool, underscore_to_dot): call.arguments_raw or json.dumps(call.arguments or {})}
-            for call in calls]
+    return [{_name(call.tool, underscore_to_dot): raw_arguments(call)} for call in calls]
 
 
 def multi_turn_result(record: CaseRecord, underscore_to_dot: bool) -> list[list[Any]]:
@@ -55,8 +55,7 @@ def multi_turn_result(record: CaseRecord, underscore_to_dot: bool) -> list[list[
         calls = [call for call in record.trace.calls if call.round == info.index]
         step: Any = info.text
         if calls:
-            step = [{_name(c.tool, underscore_to_dot): c.arguments_raw or json.dumps(c.arguments or {})}
-                    for c in calls]
+            step = [{_name(c.tool, underscore_to_dot): raw_arguments(c)} for c in calls]
         turns[round_turns[info.index - 1]].append(step)
     return turns
 

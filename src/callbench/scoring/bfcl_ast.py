@@ -116,8 +116,11 @@ def fc_result_from_trace(trace: Trace, docs: list[dict[str, Any]]) -> Any:
     calls = [call for call in trace.calls if call.round == 1]
     if not calls:
         return trace.rounds[0].text if trace.rounds else trace.final_text
-    out = []
-    for call in calls:
-        raw = call.arguments_raw if call.arguments_raw else json.dumps(call.arguments or {})
-        out.append({restore_dotted_names(call.tool, docs): raw})
-    return out
+    return [{restore_dotted_names(call.tool, docs): raw_arguments(call)} for call in calls]
+
+
+def raw_arguments(call: Any) -> str:
+    """The argument text BFCL would decode: the raw text, or JSON of parsed arguments when none was kept."""
+    if call.arguments_raw or call.arguments is None:
+        return call.arguments_raw
+    return json.dumps(call.arguments)
