@@ -188,3 +188,12 @@ def test_workspaces_are_isolated_and_deterministic(tmp_path: Path) -> None:
         T["export_gff_annotations"](ws, filename="out.gff3")
     assert first.snapshot() == second.snapshot()
     assert Workspace(tmp_path / "c").annotations == {}
+
+
+def test_loading_a_genome_resets_annotations_and_edits(ws: Workspace) -> None:
+    T["create_annotation"](ws, name="old", start=10, end=20)
+    T["delete_sequence"](ws, start=100, end=110)
+    T["navigate_to_position"](ws, chromosome="pSYN1", start=100, end=900)
+    T["load_genome_file"](ws, filePath="data/syn_genome.fasta")
+    assert ws.annotations == {} and ws.actions == [] and ws.base_features == []
+    assert ws.view == {"chromosome": "pSYN1", "start": 100, "end": 900}  # still valid: kept

@@ -89,15 +89,17 @@ class Workspace:
                     (target / src.name).write_bytes(src.read_bytes())
 
     def load_genome(self, path: Path, shown_as: str) -> Genome:
-        """Replace the loaded genome; resets view, annotations and edits."""
+        """Replace the loaded genome: drops user annotations and pending or undoable edits; keeps the
+        view when its chromosome and coordinates still exist, else shows the first kilobase."""
         genome = parse_genome(path)
         self.genome = genome
         self.sequences = dict(genome.sequences)
         self.base_features = list(feature_dicts(genome))  # read-only; user edits live in annotations
-        first = next(iter(genome.sequences))
-        length = len(genome.sequences[first])
-        self.view = {"chromosome": first, "start": 1 if first != "SYN01" else INITIAL_VIEW["start"],
-                     "end": min(length, INITIAL_VIEW["end"] if first == "SYN01" else 1000)}
+        self.annotations, self.actions, self.undo_stack = {}, [], []
+        chrom = self.view["chromosome"]
+        if chrom not in genome.sequences or self.view["end"] > len(genome.sequences[chrom]):
+            first = next(iter(genome.sequences))
+            self.view = {"chromosome": first, "start": 1, "end": min(1000, len(genome.sequences[first]))}
         self.note_loaded("genome", shown_as)
         return genome
 
