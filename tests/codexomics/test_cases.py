@@ -111,3 +111,23 @@ def test_a_contract_with_a_broken_schema_is_dropped_and_its_cases_reported(mini_
     assert "contract invalid after conversion" in errors["navigation/open_new_tab.yaml"]
     assert "open_new_tab have no valid contract" in errors["mini_simple:tab_01"]
     assert "mini_complex:tabs_02" in errors and "mini_simple:nav_01" in by_id(result)
+
+
+def test_malformed_suites_and_cases_are_reported_never_raised(mini_data):
+    import json
+
+    junk = [None, 1, "x", {"id": 5}, {"id": "a", "instruction": "i", "expectedResult": {"tool_sequence": [1]}},
+            {"id": "b", "instruction": "i", "expectedResult": {"tool_name": "open_new_tab", "parameters": [1]}},
+            {"id": "c", "instruction": "i", "expectedResult": {"tool_sequence": ["open_new_tab"],
+                                                               "parameters": [{}, {}]}},
+            {"id": "d", "instruction": "i", "expectedResult": {"tool_name": "open_new_tab",
+                                                               "parameters": {"benchmarkAnyOf": 3}}}]
+    (mini_data / "junk.json").write_text(json.dumps(junk))
+    (mini_data / "broken.json").write_text("{not json")
+    (mini_data / "nocases.json").write_text('{"suite_id": "x"}')
+    result = import_codexomics([mini_data / "junk.json", mini_data / "broken.json", mini_data / "nocases.json"],
+                               mini_data / "tools_registry")
+    assert [c["id"] for c in result.cases] == ["junk:d"]
+    errors = [p for p in result.problems if p.severity == "error"]
+    assert len(errors) == 9  # 7 junk cases + 2 unreadable files
+    assert {p.where for p in errors} >= {"broken.json", "nocases.json", "junk:a", "junk:c"}
