@@ -160,7 +160,8 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
     record = CaseRecord(
         key=case.key, suite=suite.name, case_id=case.id, category=case.category, trial=job.trial,
         instruction=case.prompt_text(), prompt_sha256=case.prompt_sha256(), offered_tools=names,
-        expected_tools=case.expected_tools(), retrieval_recall=recall, harness_mode=policy.mode,
+        expected_tools=case.expected_tools(), expected=[s.model_dump(mode="json") for s in case.expected],
+        retrieval_recall=recall, harness_mode=policy.mode,
         harness_assistance=policy.assistance(), template=case.template, started_at=started,
     )
     episode = Episode(case, offered, policy, suite.system_prompt)

@@ -83,6 +83,8 @@ class CaseRecord(BaseModel):
     prompt_sha256: str = ""
     offered_tools: list[str] = Field(default_factory=list)
     expected_tools: list[list[str]] = Field(default_factory=list)
+    expected: list[dict[str, Any]] = Field(default_factory=list)
+    """The case's expected steps as run (argument DSL included), for reports and audits."""
     retrieval_recall: float | None = None
     harness_mode: str
     harness_assistance: dict[str, Any] = Field(default_factory=dict)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from callbench.errors import PoolingError
 
@@ -143,6 +142,8 @@ class PairedComparison:
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
     """Two-sided exact McNemar p-value from the discordant pair counts."""
+    from scipy.stats import binomtest  # imported lazily: scipy.stats costs ~1 s at start-up
+
     n = only_a + only_b
     if n == 0:
         return 1.0
