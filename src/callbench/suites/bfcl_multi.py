@@ -7,14 +7,17 @@ Function docs come from ``multi_turn_func_doc/`` for the entry's involved classe
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from pathlib import Path
 from typing import Any
 
 from callbench.messages import Message
+from callbench.scoring.bfcl_backend import backend_class, parse_call
 from callbench.suites.bfcl_data import category_of
 from callbench.suites.bfcl_schema import contract_from_doc
-from callbench.suites.case import Case
+from callbench.suites.case import Case, ExpectedStep
 
 STEP_LIMIT = 20
 """BFCL's MAXIMUM_STEP_LIMIT: more tool-calling steps than this in one turn force-quit the entry."""
@@ -48,6 +51,33 @@ def split_docs(entry: dict[str, Any], folder: Path) -> tuple[list[dict], dict[st
     return docs, withheld
 
 
+@functools.lru_cache(maxsize=None)
+def method_params(class_name: str) -> dict[str, list[str]]:
+    """Public method name -> parameter names of a backend class."""
+    out = {}
+    for name, function in inspect.getmembers(backend_class(class_name), predicate=inspect.isfunction):
+        if not name.startswith("_"):
+            out[name] = [param for param in inspect.signature(function).parameters if param != "self"]
+    return out
+
+
+def gold_steps(involved: list[str], truth: list[list[str]]) -> list[ExpectedStep]:
+    """Ground-truth calls as expected steps with keyword arguments; ``turn`` = BFCL turn index.
+
+    An agent that plays them must end each turn with a text-only round (see docs/bfcl.md).
+    """
+    signatures: dict[str, list[str]] = {}
+    for class_name in involved:
+        signatures.update(method_params(class_name))
+    steps = []
+    for turn, calls in enumerate(truth):
+        for text in calls:
+            name, args, kwargs = parse_call(text)
+            arguments = {**dict(zip(signatures.get(name, []), args)), **kwargs}
+            steps.append(ExpectedStep(tool=name, arguments=arguments, turn=turn))
+    return steps
+
+
 def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str, folder: Path) -> Case:
     """One multi-turn entry as a case run by the ``bfcl-multi-turn`` executor."""
     docs, withheld = split_docs(entry, folder)
@@ -56,6 +86,7 @@ def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str
     return Case(
         id=entry["id"], category=category, messages=first,
         tools=[contract_from_doc(doc, category) for doc in docs],
+        expected=gold_steps(entry["involved_classes"], truth),
         executor="bfcl-multi-turn", harness_guidance=False,
         max_rounds=(STEP_LIMIT + 2) * len(turns),
         executor_config={
