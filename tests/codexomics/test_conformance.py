@@ -168,3 +168,15 @@ def test_catalog_factory_errors_are_one_line_user_errors(tmp_path, monkeypatch):
         load_suite("medium", SuiteOptions(data=tmp_path))
     with pytest.raises(UserError, match="missing"):
         load_suite("simple", SuiteOptions(data=tmp_path))
+
+
+def test_imported_folder_runs_end_to_end_through_the_cli(suite_dir, tmp_path):
+    from callbench.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["run", "--suite", str(suite_dir), "--model", "oracle", "--tier", "all", "--k", "all",
+                 "--out", str(out)])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert {tier: (v["n"], v["passed"]) for tier, v in summary["tiers"].items()} == {
+        tier: (172, 172) for tier in TIERS}
