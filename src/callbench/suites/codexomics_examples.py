@@ -93,7 +93,10 @@ def fill_examples(value: Any, schema: Any) -> Any:
         return [fill_examples(v, items) for v in value]
     if not isinstance(value, dict):
         return value
-    if ("$any" in value or "$pattern" in value) and "example" not in value:
+    if "$pattern" in value and "example" not in value:
+        base = schema if isinstance(schema, dict) else {}
+        return {**value, "example": _string_example({**base, "pattern": value["$pattern"]})}
+    if "$any" in value and "example" not in value:
         return {**value, "example": example_for_schema(schema)}
     if "$default" in value:
         return value
