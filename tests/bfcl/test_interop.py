@@ -57,3 +57,21 @@ def test_exported_files_satisfy_bfcl_evaluate(run_dir, tmp_path):
         head = json.loads(path.read_text().splitlines()[0])
         category = path.name.removeprefix("BFCL_v4_").removesuffix("_score.json")
         assert head["correct_count"] == ours[category]["correct_count"], category
+
+
+def test_improved_rescoring_lists_differences(tmp_path, bfcl_folder):
+    from callbench.scoring.bfcl_options import BfclOptions
+
+    folder = tmp_path / "result" / "some-model" / "non_live"
+    folder.mkdir(parents=True)
+    # parallel_0 expects spotify.play(artist, duration: int) twice; durations sent as numeric strings.
+    result = [{"spotify_play": json.dumps({"artist": "Maroon 5", "duration": "15"})},
+              {"spotify_play": json.dumps({"artist": "Taylor Swift", "duration": "20"})}]
+    (folder / "BFCL_v4_parallel_result.json").write_text(json.dumps({"id": "parallel_0", "result": result}) + "\n")
+    faithful = score_results(tmp_path / "result", data=bfcl_folder)["models"]["some-model"]
+    improved = score_results(tmp_path / "result", data=bfcl_folder, options=BfclOptions(mode="improved"))
+    figures = improved["models"]["some-model"]
+    assert faithful["categories"]["parallel"]["correct_count"] == 0
+    assert figures["categories"]["parallel"]["correct_count"] == 1
+    assert figures["faithful_vs_improved"] == [
+        {"id": "parallel_0", "faithful": "parallel_function_checker_no_order:cannot_find_match", "improved": "pass"}]

@@ -33,6 +33,10 @@ def score_bfcl_results(folder: Path, data: Path | None = None, mode: str = "fait
             if name != "missing":
                 table.add_row(f"[bold]{name}[/bold]", _pct(value), "", "")
         console.print(table)
+        if "faithful_vs_improved" in figures:
+            changed = figures["faithful_vs_improved"]
+            console.print(f"{len(changed)} entries differ from the faithful verdict"
+                          + (": " + ", ".join(item["id"] for item in changed[:20]) if changed else ""))
         if figures["summary"]["missing"]:
             console.print(f"missing categories (count as 0 in summaries): {', '.join(figures['summary']['missing'])}")
     return report

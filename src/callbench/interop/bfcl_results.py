@@ -42,6 +42,8 @@ class FileScore:
     correct: int = 0
     total: int = 0
     failures: list[dict[str, Any]] = field(default_factory=list)
+    differences: list[dict[str, Any]] = field(default_factory=list)
+    """Improved mode: entries whose faithful verdict differs."""
 
     @property
     def accuracy(self) -> float:
@@ -102,6 +104,12 @@ def score_file(path: Path, category: str, model: str, folder: Path, options: Bfc
             check = judge_multi_result(entry, row["result"], answers[entry["id"]]).check
         else:
             check = judge_entry(category, entry["function"], row["result"], answers.get(entry["id"]), options)
+            if options.improved:
+                faithful = judge_entry(category, entry["function"], row["result"], answers.get(entry["id"]),
+                                       BfclOptions(underscore_to_dot=underscores))
+                if faithful.valid != check.valid:
+                    score.differences.append({"id": entry["id"], "faithful": faithful.error_type or "pass",
+                                              "improved": check.error_type or "pass"})
         score.total += 1
         if check.valid:
             score.correct += 1
@@ -125,6 +133,8 @@ def score_results(folder: Path, data: Path | None = None, options: BfclOptions |
             "accuracy": result.accuracy, "correct_count": result.correct, "total_count": result.total,
             "underscore_to_dot": result.underscore_to_dot,
         }
+        if options.improved:
+            models[model].setdefault("faithful_vs_improved", []).extend(result.differences)
     for figures in models.values():
         figures["summary"] = summarise(figures["categories"])
     return {"settings": options.describe(), "models": models, "files": files}
