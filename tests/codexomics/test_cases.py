@@ -131,3 +131,21 @@ def test_malformed_suites_and_cases_are_reported_never_raised(mini_data):
     errors = [p for p in result.problems if p.severity == "error"]
     assert len(errors) == 9  # 7 junk cases + 2 unreadable files
     assert {p.where for p in errors} >= {"broken.json", "nocases.json", "junk:a", "junk:c"}
+
+
+def test_declared_key_twins_are_accepted_in_every_tier():
+    from callbench.suites.codexomics_aliases import alias_case
+    from callbench.scoring.arguments import MatchContext, match_arguments
+
+    contracts = {"export": {"parameters": {"properties": {"filename": {}, "filePath": {}, "dna": {},
+                                                          "sequence": {}, "level": {}}}}}
+    case = {"id": "s:e", "expected": [{"id": "export", "tool": "export", "arguments": {
+        "filename": "a.fa", "sequence": "ATG", "level": {"$default": 2}}}]}
+    problems: list = []
+    alias_case(case, contracts, problems)
+    expected = case["expected"][0]["arguments"]
+    assert expected["level"] == {"$default": 2}
+    for actual in ({"filename": "a.fa", "sequence": "ATG"}, {"filePath": "a.fa", "dna": "ATG"}):
+        assert match_arguments(expected, actual, MatchContext()) == [], actual
+    assert match_arguments(expected, {"filePath": "b.fa", "dna": "ATG"}, MatchContext())
+    assert "filename ~ filePath" in problems[0].message

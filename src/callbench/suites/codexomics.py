@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from callbench.errors import UserError
 from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.case import Case
+from callbench.suites.codexomics_aliases import alias_case
 from callbench.suites.codexomics_cases import CaseContext, CaseOptions, convert_case
 from callbench.suites.codexomics_contracts import annotate, contract_mapping, load_registry_dir
 from callbench.suites.codexomics_finish import add_missing_keys, finish_case
@@ -86,6 +87,7 @@ def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Pat
         if all(tool in result.contracts for tool in _case_tools(case)):
             finish_case(case, result.contracts, result.problems)
             reconcile_case(case, result.contracts, result.problems)
+            alias_case(case, result.contracts, result.problems)
     _validate_contracts(result)
     _validate_cases(result)
     return result
