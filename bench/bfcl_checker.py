@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "bfcl"))
 
-from callbench.interop.bfcl_export import group_of  # noqa: E402
-from callbench.scoring.bfcl_entry import judge_entry  # noqa: E402
-from callbench.scoring.bfcl_options import BfclOptions  # noqa: E402
-from callbench.suites.bfcl_data import SINGLE_TURN, data_dir, index, load_answers, load_questions  # noqa: E402
-from callbench.suites.bfcl_oracle import fc_result, gold_calls  # noqa: E402
+from callbench.interop.bfcl_export import group_of
+from callbench.scoring.bfcl_entry import judge_entry
+from callbench.scoring.bfcl_options import BfclOptions
+from callbench.suites.bfcl_data import SINGLE_TURN, data_dir, index, load_answers, load_questions
+from callbench.suites.bfcl_oracle import fc_result, gold_calls
 
 MODEL = "gpt-4o-2024-11-20-FC"
 VENV = Path(os.environ.get("CALLBENCH_BFCL_VENV", Path.home() / ".cache" / "callbench-bfcl-venv-2026.3.23"))

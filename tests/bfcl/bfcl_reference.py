@@ -17,9 +17,9 @@ import time
 os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfcl-root-"))
 os.environ.setdefault("OPENAI_API_KEY", "unused")  # the handler's SDK client wants one; no call is made
 
-from bfcl_eval.constants.enums import Language, ReturnFormat  # noqa: E402
-from bfcl_eval.eval_checker import eval_runner  # noqa: E402
-from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry  # noqa: E402
+from bfcl_eval.constants.enums import Language, ReturnFormat
+from bfcl_eval.eval_checker import eval_runner
+from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
 
 
 def _language(category):
@@ -32,7 +32,8 @@ def _language(category):
 
 def main(model, source, target):
     handler = eval_runner.get_handler(model)
-    rows = [json.loads(line) for line in open(source)]
+    with open(source) as handle:
+        rows = [json.loads(line) for line in handle]
     prompts, answers = {}, {}
     for category in sorted({row["category"] for row in rows}):
         for entry in load_dataset_entry(category, include_prereq=False, include_language_specific_hint=False):
@@ -62,12 +63,11 @@ def main(model, source, target):
                     handler, row["id"], row["result"], answers[row["id"]], prompts[row["id"]], model,
                     category, language=language, return_format=fmt)
             out.append({"key": row["key"], "valid": verdict["valid"], "error_type": verdict.get("error_type", "")})
-        except Exception as exc:  # BFCL's checker crashed on this input
+        except Exception as exc:  # noqa: BLE001 - BFCL's checker crashed on this input
             out.append({"key": row["key"], "valid": False, "error_type": "crash:" + type(exc).__name__})
     elapsed = time.process_time() - started
     with open(target, "w") as handle:
-        for item in out:
-            handle.write(json.dumps(item) + "\n")
+        handle.writelines(json.dumps(item) + "\n" for item in out)
     print(f"{elapsed:.6f}")
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from callbench.suites.bfcl_data import SINGLE_TURN, load_answers, load_questions
 from callbench.suites.bfcl_oracle import fc_result, gold_calls

@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import inspect
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from callbench.scoring.bfcl_backend import World, parse_call
 from callbench.suites.bfcl_data import MULTI_TURN, load_answers, load_questions

@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_agreement import MODEL, _venv_python
 
 from callbench.cli.main import main
 from callbench.interop.bfcl_results import score_results
-from test_agreement import MODEL, _venv_python
 
 CATEGORIES = "simple_python,simple_javascript,parallel,live_multiple,irrelevance,live_relevance,multi_turn_base"
 

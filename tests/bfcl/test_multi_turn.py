@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from gold_agent import GoldTurnAgent
 
+from callbench.executors.bfcl_multi_turn import BfclMultiTurnExecutor
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
 from callbench.messages import GenerationSettings
-from callbench.executors.bfcl_multi_turn import BfclMultiTurnExecutor
 from callbench.scoring.bfcl_ast import BfclScorer
 from callbench.scoring.bfcl_multi import check_multi_turn, decode_result_turns
 from callbench.suites.base import SuiteOptions
 from callbench.suites.bfcl import load_suite
-from gold_agent import GoldTurnAgent
 
 
 @pytest.fixture(scope="module")

@@ -76,7 +76,7 @@ def test_improved_mode_records_faithful_verdict(bfcl_folder):
 
 
 def test_unparsable_arguments_fail_like_bfcl(suite):
-    from callbench.harness.trace import TraceCall, Trace
+    from callbench.harness.trace import Trace, TraceCall
 
     case = next(c for c in suite.cases if c.category == "simple_python")
     call = TraceCall(index=0, call_id="c0", round=1, tool=case.expected[0].tool, arguments_raw="",

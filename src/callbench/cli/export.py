@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
 @export_app.command("bfcl", help="Write BFCL FC-format result files so `bfcl evaluate` can score the run.")
 def export_bfcl(
     run_dir: Annotated[Path, typer.Argument(help="A run folder of the bfcl suite.")],
-    out: Annotated[Optional[Path], typer.Option("--out", help="Result folder (default RUN_DIR/bfcl/result).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Result folder (default RUN_DIR/bfcl/result).")] = None,
     model: Annotated[str, typer.Option("--model", help="A model name registered in BFCL (a label only).")] =
         "gpt-4o-2024-11-20-FC",
     underscore_to_dot: Annotated[bool, typer.Option(

@@ -25,7 +25,13 @@ from callbench.scoring.bfcl_entry import judge_entry
 from callbench.scoring.bfcl_multi import judge_multi_result
 from callbench.scoring.bfcl_options import BfclOptions
 from callbench.suites.bfcl_data import (
-    MULTI_TURN, SINGLE_TURN, VERSION_PREFIX, data_dir, load_answers, load_questions, read_jsonl,
+    MULTI_TURN,
+    SINGLE_TURN,
+    VERSION_PREFIX,
+    data_dir,
+    load_answers,
+    load_questions,
+    read_jsonl,
 )
 
 _FILE = re.compile(rf"^{VERSION_PREFIX}_(?P<category>.+)_result\.json$")

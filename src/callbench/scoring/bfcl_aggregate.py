@@ -11,7 +11,8 @@ live_irrelevance.  A missing category counts as 0 and is listed under ``missing`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
 MULTI = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")

@@ -69,7 +69,7 @@ class World:
         args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs or {})
         try:
             return format_result(method(*args, **kwargs))
-        except Exception as exc:  # the backend's own failure is a result the model sees
+        except Exception as exc:  # noqa: BLE001 - a backend failure is a result the model sees
             return f"{ERROR_PREFIX}{exc}"
 
     def state(self) -> dict[str, dict[str, Any]]:

@@ -100,9 +100,9 @@ def _python_widen(value: Any, declared: str, accepted: list[Any], options: BfclO
     """Improved-mode leniencies (numeric strings, int-valued floats)."""
     if options.int_valued_floats and declared == "integer" and type(value) is float and value.is_integer():
         return int(value)
-    if options.numeric_strings and declared in ("integer", "float") and type(value) is str:
-        if not any(type(item) is str and item != "" for item in accepted):  # a string answer is data
-            return _parse_number(value, declared)
+    string_answer = any(type(item) is str and item != "" for item in accepted)  # then a string is data
+    if options.numeric_strings and declared in ("integer", "float") and type(value) is str and not string_answer:
+        return _parse_number(value, declared)
     return value
 
 
@@ -165,9 +165,9 @@ def check_type(param: str, value: Any, accepted: list[Any], declared: str, expec
                 check_type(param, item, candidate, str(nested), nested, None).valid for item in value
             ):
                 return result
-        failed = TypeCheck(False, "type_error:nested", [
-            f"Nested type checking failed for parameter {param!r}. Expected outer type {declared} with inner "
-            f"type {nested}. Parameter value: {value!r}."])
+        message = (f"Nested type checking failed for parameter {param!r}. Expected outer type {declared} with "
+                   f"inner type {nested}. Parameter value: {value!r}.")
+        failed = TypeCheck(False, "type_error:nested", [message])
         if answer_type is not None and type(value) is answer_type:
             failed.is_variable = True
             return failed

@@ -40,7 +40,7 @@ def decode_fc(result: Any) -> list[Any]:
     decoded = []
     try:
         for item in result:
-            name = list(item.keys())[0]
+            name = next(iter(item.keys()))
             decoded.append({name: json.loads(item[name])})
     except Exception as exc:  # BFCL reports any decoding failure the same way
         raise DecodeError(f"{type(exc).__name__}: {exc}") from exc

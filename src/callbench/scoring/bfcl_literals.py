@@ -188,7 +188,7 @@ def js_value(value: str, js_type: str, nested: str | None = None) -> Any:
 def _js_array(code: str, nested: str | None) -> Any:
     try:
         return _js_array_unguarded(code, nested)
-    except Exception:  # BFCL falls back to the raw text on any conversion failure
+    except Exception:  # noqa: BLE001 - BFCL falls back to the raw text on any conversion failure
         return code
 
 

@@ -123,7 +123,7 @@ def decode_result_turns(result: Any) -> list[list[list[Call]]] | None:
                 items = [step] if type(step) is dict else step
                 calls = [(name, (), json.loads(value) if type(value) is str else value)
                          for item in items for name, value in item.items()]
-            except Exception:  # undecodable step: BFCL skips it
+            except Exception:  # noqa: BLE001, S112 - BFCL skips an undecodable step
                 continue
             if calls:
                 steps.append(calls)

@@ -65,12 +65,12 @@ class Check:
     errors: list[Any] = field(default_factory=list)
 
     @classmethod
-    def ok(cls) -> "Check":
+    def ok(cls) -> Check:
         """A passing check (a shared instance: passing checks are never modified)."""
         return _PASS
 
     @classmethod
-    def fail(cls, error_type: str, message: Any) -> "Check":
+    def fail(cls, error_type: str, message: Any) -> Check:
         """A failing check with one message."""
         return cls(False, error_type, [message])
 

@@ -16,7 +16,12 @@ from callbench.errors import ConfigError
 from callbench.messages import Message
 from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.bfcl_data import (
-    MULTI_TURN, category_of, data_dir, expand, load_answers, load_questions,
+    MULTI_TURN,
+    category_of,
+    data_dir,
+    expand,
+    load_answers,
+    load_questions,
 )
 from callbench.suites.bfcl_multi import multi_turn_case
 from callbench.suites.bfcl_oracle import gold_calls

@@ -51,7 +51,7 @@ def package_root() -> Path | None:
     spec = importlib.util.find_spec("bfcl_eval")
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(list(spec.submodule_search_locations)[0])
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def data_dir(override: str | Path | None = None) -> Path:

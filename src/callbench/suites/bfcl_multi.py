@@ -51,7 +51,7 @@ def split_docs(entry: dict[str, Any], folder: Path) -> tuple[list[dict], dict[st
     return docs, withheld
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def method_params(class_name: str) -> dict[str, list[str]]:
     """Public method name -> parameter names of a backend class."""
     out = {}
