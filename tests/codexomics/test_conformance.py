@@ -180,3 +180,17 @@ def test_imported_folder_runs_end_to_end_through_the_cli(suite_dir, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert {tier: (v["n"], v["passed"]) for tier, v in summary["tiers"].items()} == {
         tier: (172, 172) for tier in TIERS}
+
+
+def test_tracker_scenarios_hold_with_request_scoped_traces(suite, cx_data):
+    """The app needed test ids and timestamps to keep an earlier test's calls out of a verdict;
+    callbench's trace is request-scoped, so the earlier test's calls never enter this case's trace."""
+    from callbench.suites.codexomics_golden import golden_trace
+
+    data = json.loads((cx_data / "complex_golden_paths.json").read_text())["tracker_scenarios"]
+    current = [{"tool_name": c["toolName"], "parameters": c["parameters"]} for c in data["current_test_calls"]]
+    sessions = [current, current, current[:4], current[:1]]  # in the file's scenario order
+    case = next(c for c in suite.cases if c.id == f"automatic_complex:{data['test_id']}")
+    outcomes = [score_tier("task-completion-execution", case, golden_trace(calls), suite.registry).passed
+                for calls in sessions]
+    assert outcomes == [s["expect_success"] for s in data["scenarios"]]
