@@ -19,9 +19,10 @@ def summary_table(summary: dict[str, Any], title: str | None = None) -> Table:
     """Strict accuracy per scorer (tier); partial score shown apart, labelled diagnostic."""
     mode = summary.get("harness_mode")
     table = Table(title=title or f"{summary.get('model', '')}  ·  harness mode: {mode}")
-    for column in ("scorer / tier", "n", "passed", "strict accuracy", "errors (excluded)", "mean partial (diagnostic)"):
-        table.add_column(column, justify="left" if column == "scorer / tier" else "right",
-                         no_wrap=column == "scorer / tier")
+    for column in ("scorer / tier", "n", "passed", "accuracy", "errors", "partial*"):
+        table.add_column(column, justify="left" if column == "scorer / tier" else "right", no_wrap=True)
+    table.caption = "accuracy: strict pass rate over completed cases; errors: excluded infrastructure failures; " \
+                    "*partial: mean diagnostic partial score, never a pass criterion"
     for name, figures in summary.get("tiers", {}).items():
         table.add_row(name, str(figures["n"]), str(figures["passed"]), _pct(figures["accuracy"]),
                       str(figures.get("n_error_excluded", 0)), _pct(figures["mean_partial_diagnostic"]))
@@ -37,5 +38,9 @@ def print_summary(summary: dict[str, Any], run_dir: Any = None) -> None:
     if flags:
         extra.append(f"{len(flags)} quality-control flag(s) in summary.json")
     console.print("  " + " · ".join(extra))
+    for name, aggregate in (summary.get("scorer_aggregates") or {}).items():
+        if isinstance(aggregate, dict) and isinstance(aggregate.get("table"), str):
+            console.print(f"\n[bold]{name}[/bold]")
+            console.print(aggregate["table"], markup=False, highlight=False)
     if run_dir is not None:
         console.print(f"  run folder: {run_dir}  (run.json, records.jsonl, summary.json)")

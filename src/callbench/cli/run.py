@@ -14,7 +14,7 @@ from callbench.errors import ConfigError
 from callbench.harness.config import RunConfig, config_from_dict
 from callbench.messages import GenerationSettings
 
-DEFAULT_SUITES = ("starter",)
+DEFAULT_SUITES = ("genomics",)
 DEFAULT_MODEL = "baseline"
 
 
@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 
 def run(
     suite: Annotated[Optional[list[str]], typer.Option("--suite", "-s", help="Suite name, spec or path (repeatable).")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED.")] = DEFAULT_MODEL,
+    model: Annotated[str, typer.Option("--model", "-m", help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED, planner.")] = DEFAULT_MODEL,
     tier: Annotated[Optional[list[str]], typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")] = None,
     mode: Annotated[str, typer.Option("--mode", help="production-parity or oracle-assisted.")] = "production-parity",
     k: Annotated[Optional[str], typer.Option("--k", help="Top-k tool retrieval, or 'all' (default: the suite's, 24).")] = None,

@@ -39,8 +39,8 @@ class ExecutorSession(ABC):
     # Optional hooks the loop honours when a session defines them:
     #   begin_round(round_index, tool_calls): called before a round's calls are executed one by one;
     #   finished: a property; True ends the episode after the current round (stop_reason executor_end);
-    #   sees_invalid_calls = True: schema-invalid calls of known tools are passed to call() instead of
-    #   being rejected by the loop (the executor returns its own format-error text).
+    #   sees_invalid_calls = True: schema-invalid and unknown-tool calls (with parsed arguments) are
+    #   passed to call() instead of being rejected by the loop (the executor answers with its own text).
 
     def snapshot(self) -> dict[str, Any] | None:
         """The final state after the episode, for state-comparison diagnostics (``None``: stateless)."""

@@ -62,6 +62,9 @@ def new_runtime(case: Case) -> DagRuntime:
 class DagSession(ExecutorSession):
     """One episode: a :class:`DagRuntime` behind the executor interface."""
 
+    sees_invalid_calls = True
+    """Unknown functions and wrong argument counts get the official error text and failure class."""
+
     def __init__(self, runtime: DagRuntime) -> None:
         self.runtime = runtime
 

@@ -14,7 +14,7 @@ from callbench.messages import GenerationSettings
 class RunConfig:
     """Options of one run. Frozen: recorded in ``run.json`` and compared on resume."""
 
-    suites: tuple[str, ...] = ("starter",)
+    suites: tuple[str, ...] = ("genomics",)
     model: str = "baseline"
     tiers: tuple[str, ...] = ()
     """Scorer names; empty = each suite's default scorers; ``("all",)`` = the three tiers."""

@@ -154,8 +154,8 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
     offered = select_tools(case.prompt_text(), suite.candidate_tools(case), suite.retrieval_k(config.k))
     names = [t.name for t in offered]
     registry = suite.registry_for(case)
-    recall = retrieval_recall(case.expected_tools(), set(names), {n: registry.equivalents(n) for n in registry.names()}
-                              if case.expected else {})
+    expected = case.expected_tools()
+    recall = retrieval_recall(expected, set(names), {n: registry.equivalents(n) for alts in expected for n in alts})
     fan.emit("on_case_start", case, job.trial, names)
     record = CaseRecord(
         key=case.key, suite=suite.name, case_id=case.id, category=case.category, trial=job.trial,

@@ -183,5 +183,6 @@ def covered_count(expected: list[list[str]], called: list[str]) -> int:
 
 
 def _executor_checks_format(session: ExecutorSession, record: TraceCall) -> bool:
-    """Executors with their own format checks (``sees_invalid_calls``) get schema-invalid calls of known tools."""
-    return bool(getattr(session, "sees_invalid_calls", False)) and record.known_tool and record.arguments is not None
+    """Executors with their own format checks (``sees_invalid_calls``) get schema-invalid and unknown-tool
+    calls whose arguments parsed; they answer with their benchmark's own error text."""
+    return bool(getattr(session, "sees_invalid_calls", False)) and record.arguments is not None

@@ -12,6 +12,7 @@ from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.report.records import SCHEMA_VERSION, CaseRecord, RunHeader
+from callbench.scoring.tiers import TIERS
 from callbench.report.stats import statistics_summary
 from callbench.report.usage import usage_summary
 
@@ -81,7 +82,7 @@ def qc_flags(records: list[CaseRecord]) -> list[dict[str, str]]:
             if verdict.partial == 0 and ok_exec:
                 flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
                               "flag": "zero_partial_with_successful_execution"})
-            if verdict.passed and not r.trace.calls and r.expected_tools:
+            if verdict.passed and not r.trace.calls and r.expected_tools and name in TIERS:
                 flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
                               "flag": "pass_without_structured_call"})
         if r.retrieval_recall is not None and r.retrieval_recall < 1.0:

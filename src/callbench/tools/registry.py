@@ -25,9 +25,10 @@ class ToolRegistry:
     def __init__(self, contracts: Iterable[ToolContract] = (), *, source: str = "<memory>") -> None:
         self.source = source
         self._tools: dict[str, ToolContract] = {}
+        self._hash: str | None = None
+        self._equivalents: dict[str, set[str]] | None = None
         for contract in contracts:
             self.add(contract)
-        self._hash: str | None = None
 
     # -- building ------------------------------------------------------------------------------
     def add(self, contract: ToolContract, *, origin: str = "") -> None:
@@ -48,6 +49,7 @@ class ToolRegistry:
                 raise ContractError(f"{where}: tool {contract.name!r}: invalid result_schema: {exc.message}") from None
         self._tools[contract.name] = contract
         self._hash = None
+        self._equivalents = None
 
     @classmethod
     def from_dir(cls, folder: str | Path) -> ToolRegistry:
@@ -85,13 +87,14 @@ class ToolRegistry:
 
     def equivalents(self, name: str) -> set[str]:
         """Names declared equivalent to ``name`` in either direction (excluding ``name``)."""
-        out: set[str] = set()
-        own = self._tools.get(name)
-        if own:
-            out.update(own.equivalent_to)
-        out.update(t.name for t in self._tools.values() if name in t.equivalent_to)
-        out.discard(name)
-        return out
+        if self._equivalents is None:
+            table: dict[str, set[str]] = {}
+            for tool in self._tools.values():
+                for other in tool.equivalent_to:
+                    table.setdefault(tool.name, set()).add(other)
+                    table.setdefault(other, set()).add(tool.name)
+            self._equivalents = table
+        return set(self._equivalents.get(name, ())) - {name}
 
     def merged(self, contracts: Iterable[ToolContract]) -> ToolRegistry:
         """A new registry with these contracts added (inline contracts of a case)."""

@@ -43,6 +43,15 @@ def check_schema(schema: dict[str, Any]) -> str | None:
     """Return a one-line problem description when ``schema`` is not a valid parameters schema."""
     if not isinstance(schema, dict):
         return "parameters must be a JSON Schema object"
+    return _check_schema_json(canonical_json(schema))
+
+
+@lru_cache(maxsize=8192)
+def _check_schema_json(schema_json: str) -> str | None:
+    # Generated suites repeat identical schemas thousands of times; meta-validation is the slow part.
+    import json
+
+    schema = json.loads(schema_json)
     if schema.get("type", "object") != "object":
         return f"parameters schema must have type 'object', not {schema.get('type')!r}"
     try:
