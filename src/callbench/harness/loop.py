@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from callbench.executors.base import ExecutorSession, ToolOutcome
 from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy
@@ -17,12 +17,11 @@ from callbench.suites.case import Case
 from callbench.tools.contract import ToolContract
 
 
-class ModelLike:
+class ModelLike(Protocol):
     """Anything with ``async generate(messages, tools, settings) -> ModelTurn`` (a Model or Provider)."""
 
     async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:  # pragma: no cover - protocol
-        raise NotImplementedError
+                       settings: GenerationSettings) -> ModelTurn: ...
 
 
 @dataclass
@@ -44,7 +43,7 @@ class Episode:
         self.messages = ([Message.system(system)] if system else []) + self.case.start_messages()
 
 
-async def run_episode(episode: Episode, model: Any, session: ExecutorSession, settings: GenerationSettings,
+async def run_episode(episode: Episode, model: ModelLike, session: ExecutorSession, settings: GenerationSettings,
                       observers: Observers | None = None) -> Trace:
     """Run rounds until the model answers without calls, or a budget is spent. Returns the trace.
 
