@@ -81,6 +81,7 @@ BUILTIN_SUITES = {
     "dag": "callbench.suites.dag:load_suite",
     "complexfuncbench": "callbench.suites.complexfuncbench:load_suite",
     "bfcl": "callbench.suites.bfcl:load_suite",
+    "codexomics": "callbench.suites.codexomics:load_suite",
 }
 BUILTIN_PROVIDERS = {
     "oracle": "callbench.providers.agents.oracle:make_provider",
