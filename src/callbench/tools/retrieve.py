@@ -24,6 +24,17 @@ STOP_WORDS = frozenset(
     "the and for with this that from into please can could would should tell show about your then using "
     "make perform current all any are was were will its has have had not but use get".split()
 )
+# Request verbs and the words tool names use for the same action (applied to queries only).
+ACTION_ALIASES = {
+    "retrieve": ("get", "fetch"), "fetch": ("get",), "obtain": ("get",), "show": ("display", "get"),
+    "find": ("search", "locate"), "look": ("search", "get"), "lookup": ("search", "get"),
+    "load": ("open", "import", "read"), "open": ("load",), "import": ("load",),
+    "navigate": ("jump", "goto", "position"), "go": ("navigate", "jump"), "move": ("navigate", "pan"),
+    "calculate": ("compute", "calc", "analyze"), "compute": ("calculate", "calc"), "analyse": ("analyze",),
+    "remove": ("delete", "clear"), "erase": ("delete",), "create": ("add", "make", "new"), "add": ("create",),
+    "save": ("export", "write"), "write": ("save", "export"), "export": ("save",), "list": ("get",),
+    "change": ("set", "update"), "modify": ("update", "set", "edit"), "edit": ("update",),
+}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 _CLAUSE_SPLIT = re.compile(r"\b(?:and then|then|after that|afterwards|next|finally|and also)\b|[;\n]|\.\s+|,\s*and\s+",
@@ -31,13 +42,22 @@ _CLAUSE_SPLIT = re.compile(r"\b(?:and then|then|after that|afterwards|next|final
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased, camelCase-split terms longer than two characters, crude plural/-ing stemming."""
+    """Lower-cased terms longer than two characters, crude plural/-ing stemming. camelCase words give
+    their parts and the whole word (``UniProt`` gives ``uni``, ``prot`` and ``uniprot``)."""
     out = []
-    for raw in _NON_ALNUM.split(_CAMEL.sub(" ", text)):
-        word = raw.lower()
-        if len(word) <= 2 or word in STOP_WORDS:
-            continue
-        out.append(stem(word))
+    for whole in _NON_ALNUM.split(text):
+        parts = _CAMEL.sub(" ", whole).split()
+        for word in [p.lower() for p in parts] + ([whole.lower()] if len(parts) > 1 else []):
+            if len(word) > 2 and word not in STOP_WORDS:
+                out.append(stem(word))
+    return out
+
+
+def expand(terms: list[str]) -> set[str]:
+    """Query terms plus the usual tool-name words for the same action."""
+    out = set(terms)
+    for term in terms:
+        out.update(stem(alias) for alias in ACTION_ALIASES.get(term, ()))
     return out
 
 
@@ -77,7 +97,7 @@ class RetrievalIndex:
 
     def scores(self, text: str) -> list[float]:
         out = [0.0] * len(self.tools)
-        for term in set(tokenize(text)):
+        for term in expand(tokenize(text)):
             for index, weight in self.postings.get(term, ()):
                 out[index] += weight
         lowered = text.lower()
