@@ -53,3 +53,25 @@ class GoldTurnAgent(Provider):
             self.counter += 1
             out.append(ToolCall(id=f"c{self.counter}", name=name, arguments_raw=json.dumps(kwargs), arguments=kwargs))
         return ModelTurn(tool_calls=out)
+
+
+class GoldTurnProvider(Provider):
+    """Catalog-style provider binding :class:`GoldTurnAgent` to each case (for engine-level tests)."""
+
+    name = "bfcl-gold"
+    model = "bfcl-gold"
+
+    async def generate(self, messages, tools, settings):  # pragma: no cover - always bound per case
+        raise RuntimeError("bind with for_case()")
+
+    def for_case(self, case):
+        return GoldTurnAgent(case)
+
+
+def register_gold_provider() -> None:
+    """Register ``bfcl-gold`` in the process-wide catalog."""
+    from callbench.catalog import catalog
+
+    providers = catalog().providers
+    if "bfcl-gold" not in providers:
+        providers.register("bfcl-gold", lambda spec: GoldTurnProvider())
