@@ -7,10 +7,10 @@ import os
 import subprocess
 
 import pytest
-
-from callbench.cli.main import main
 from gold_agent import register_gold_provider
 from test_agreement import MODEL, _venv_python
+
+from callbench.cli.main import main
 
 CATEGORIES = "multi_turn_base,multi_turn_miss_func,multi_turn_miss_param,multi_turn_long_context"
 
