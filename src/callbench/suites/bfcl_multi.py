@@ -27,6 +27,8 @@ DOC_FILES = {
     "TradingBot": "trading_bot.json", "TravelAPI": "travel_booking.json",
     "VehicleControlAPI": "vehicle_control.json",
 }
+MULTI_TURN_TIMEOUT_S = 900.0
+"""Whole-episode timeout: several user turns of several model requests each."""
 ADDED_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from. What about now?"
 
 
@@ -88,7 +90,7 @@ def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str
         tools=[contract_from_doc(doc, category) for doc in docs],
         expected=gold_steps(entry["involved_classes"], truth),
         executor="bfcl-multi-turn", harness_guidance=False,
-        max_rounds=(STEP_LIMIT + 2) * len(turns),
+        max_rounds=(STEP_LIMIT + 2) * len(turns), timeout_s=MULTI_TURN_TIMEOUT_S,
         executor_config={
             "involved_classes": entry["involved_classes"],
             "initial_config": entry.get("initial_config", {}),
