@@ -32,6 +32,8 @@ class Turn:
     output_tokens: int = 5
     ids: list[str] | None = None
     """Call ids to send (default: ids made from the request serial)."""
+    thinking: str = ""
+    """Anthropic only: a signed thinking block put before the other blocks."""
 
     def call_id(self, serial: int, index: int, prefix: str) -> str:
         return self.ids[index] if self.ids else f"{prefix}_{serial}_{index}"
@@ -78,6 +80,8 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
                 "usage": {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
                           "total_tokens": turn.input_tokens + turn.output_tokens}}
     blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+    if turn.thinking:
+        blocks.insert(0, {"type": "thinking", "thinking": turn.thinking, "signature": f"sig-{serial}"})
     for i, (name, raw) in enumerate(turn.calls):
         blocks.append({"type": "tool_use", "id": turn.call_id(serial, i, "toolu"), "name": name,
                        "input": json.loads(raw)})

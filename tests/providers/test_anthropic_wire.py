@@ -42,3 +42,39 @@ def test_missing_content_is_transient() -> None:
     _, names = build_request("c", conversation(), [], SETTINGS)
     with pytest.raises(TransientProviderError):
         parse_response({"type": "error"}, names)
+
+
+def test_signed_thinking_blocks_are_sent_back_with_the_tool_turn() -> None:
+    import asyncio
+
+    from protocol_server import ProtocolServer, Turn
+
+    from callbench.messages import GenerationSettings
+    from callbench.providers.anthropic import make_provider
+    from callbench.providers.model import Model, ModelOptions
+
+    def responder(api: str, body: dict[str, object]) -> Turn:
+        if len(body["messages"]) == 1:  # type: ignore[arg-type]
+            return Turn(thinking="I should look it up.", calls=[("weather_get", '{"city": "Oslo"}')])
+        return Turn(text="Cold.")
+
+    settings = GenerationSettings(thinking_budget=1024)
+    with ProtocolServer(responder=responder) as server:
+        model = Model(make_provider(f"c@{server.root}"), options=ModelOptions())
+
+        async def two_rounds() -> None:
+            try:
+                history = conversation()[1:]
+                first = await model.generate(history, [WEATHER], settings)
+                assert first.reasoning == "I should look it up."
+                history += [Message.assistant(first), Message.tool(first.tool_calls[0], "cold")]
+                await model.generate(history, [WEATHER], settings)
+            finally:
+                await model.aclose()
+
+        asyncio.run(two_rounds())
+        second = server.requests[1][1]
+    assistant = second["messages"][1]["content"]
+    assert assistant[0] == {"type": "thinking", "thinking": "I should look it up.", "signature": "sig-1"}
+    assert assistant[1]["type"] == "tool_use"
+    assert not model.provider.cacheable(settings) and model.provider.cacheable(SETTINGS)  # type: ignore[attr-defined]

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from callbench.errors import TransientProviderError
@@ -29,16 +30,28 @@ API_VERSION = "2023-06-01"
 _CHOICE = {"auto": "auto", "required": "any", "none": "none"}
 
 
+ThinkingLookup = Callable[[str], list[dict[str, Any]]]
+
+
 def build_request(
-    model: str, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    model: str,
+    messages: list[Message],
+    tools: list[ToolContract],
+    settings: GenerationSettings,
+    thinking: ThinkingLookup | None = None,
 ) -> tuple[dict[str, Any], ToolNameMap]:
-    """Build a Messages API request body (system prompt apart, tool results as user blocks)."""
+    """Build a Messages API request body (system prompt apart, tool results as user blocks).
+
+    Args:
+        thinking: Returns the signed thinking blocks of an earlier assistant turn, by the id of
+            its first tool call; the API wants them back when extended thinking is on.
+    """
     names = ToolNameMap.build([t.name for t in tools])
     system = "\n\n".join(m.content for m in messages if m.role == "system")
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": settings.max_tokens,
-        "messages": _messages([m for m in messages if m.role != "system"], names),
+        "messages": _messages([m for m in messages if m.role != "system"], names, thinking),
     }
     if system:
         body["system"] = system
@@ -60,11 +73,13 @@ def build_request(
     return body, names
 
 
-def _messages(messages: list[Message], names: ToolNameMap) -> list[dict[str, Any]]:
+def _messages(messages: list[Message], names: ToolNameMap, thinking: ThinkingLookup | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         role = "assistant" if message.role == "assistant" else "user"
         blocks = _blocks(message, names)
+        if thinking is not None and message.role == "assistant" and message.tool_calls:
+            blocks = thinking(message.tool_calls[0].id) + blocks
         if out and out[-1]["role"] == role:
             # The API wants alternating roles: consecutive tool results form one user turn.
             out[-1]["content"].extend(blocks)
@@ -125,6 +140,14 @@ def _call(index: int, block: dict[str, Any], names: ToolNameMap) -> ToolCall:
     )
 
 
+def thinking_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The signed thinking blocks of a response, exactly as received (they must be sent back as is)."""
+    content = data.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+
+
 def _usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
@@ -149,6 +172,9 @@ class AnthropicProvider(Provider):
         self._key = get_key(key_env, required=required, purpose="the anthropic provider")
         self._clients = ClientHolder()
         self._where = Endpoint("anthropic", model, self.base_url, key_env)
+        # Signed thinking blocks by the id of the first tool call of their turn. ModelTurn has no
+        # field for provider data, so they are kept here for the next round of the same case.
+        self._thinking: dict[str, list[dict[str, Any]]] = {}
 
     def connection_key(self) -> str:
         """Requests to one base URL share connection and rate limits."""
@@ -163,13 +189,26 @@ class AnthropicProvider(Provider):
         self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
     ) -> ModelTurn:
         """Send one Messages request and parse the answer."""
-        body, names = build_request(self.model, messages, tools, settings)
+        body, names = build_request(self.model, messages, tools, settings, self._thinking_for)
         headers = {"anthropic-version": API_VERSION}
         if self._key:
             headers["x-api-key"] = self._key
         url = f"{self.base_url}/v1/messages"
         data = await post_json(self._clients.get(), url, body, headers, self._where, settings.timeout_s)
-        return parse_response(data, names)
+        turn = parse_response(data, names)
+        blocks = thinking_blocks(data)
+        if blocks and turn.tool_calls:
+            if len(self._thinking) > 50_000:  # bound memory on very long runs; old cases are done
+                self._thinking.clear()
+            self._thinking[turn.tool_calls[0].id] = blocks
+        return turn
+
+    def _thinking_for(self, call_id: str) -> list[dict[str, Any]]:
+        return self._thinking.get(call_id, [])
+
+    def cacheable(self, settings: GenerationSettings) -> bool:
+        """With extended thinking, a cached turn would lack the signed blocks the next round needs."""
+        return not settings.thinking_budget
 
     async def aclose(self) -> None:
         """Close pooled connections."""

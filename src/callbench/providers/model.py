@@ -181,7 +181,8 @@ class Model:
         if not self.provider.needs_network:
             return await self._timed(self.provider.generate(messages, tools, settings))
         key = None
-        if self.cache is not None and settings.temperature == 0:
+        cacheable = getattr(self.provider, "cacheable", None)
+        if self.cache is not None and settings.temperature == 0 and (cacheable is None or cacheable(settings)):
             key = cache_key(self.provider.describe(), messages, tools, settings, self.salt if salt is None else salt)
             hit = self.cache.get(key)
             if hit is not None:
