@@ -11,6 +11,11 @@ through ``callbench.run`` with the real ``openai`` provider at concurrency C, an
   from engine cost,
 * the load average, since other processes on a small machine inflate every figure.
 
+With a fixed latency every wave of C responses arrives at once and is handled one after the
+other on the event loop, so each round trip waits on average C x (CPU per request) / 2 behind its
+wave: the ratio is about 1 + C x cpu / (2 x latency). ``--jitter 0.5`` spreads the arrivals as a
+real server would (same mean latency, same ideal).
+
 Usage: python bench/concurrency.py [--cases 2000] [--concurrency 100] [--latency 0.1] [--repeat 3]
 """
 
@@ -52,8 +57,8 @@ def write_suite(root: Path, n: int) -> Path:
     return folder
 
 
-def start_server(latency: float) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--latency", str(latency), "--text-only",
+def start_server(latency: float, jitter: float = 0.0) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--latency", str(latency), "--jitter", str(jitter), "--text-only",
                              "--max-seconds", "900"], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     return proc, int(proc.stdout.readline())
@@ -95,9 +100,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jitter", type=float, default=0.0,
+                        help="server latency varies uniformly by +/- this fraction (same mean, so same ideal)")
     args = parser.parse_args()
     ideal = args.cases * args.latency / args.concurrency
-    proc, port = start_server(args.latency)
+    proc, port = start_server(args.latency, args.jitter)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             suite = write_suite(Path(tmp), args.cases)
@@ -113,6 +120,7 @@ def main() -> None:
     engine = statistics.median(r["engine_wall"] for r in runs)
     cpu = statistics.median(r["cpu"] for r in runs)
     print(f"cases={args.cases} concurrency={args.concurrency} latency={args.latency * 1000:.0f} ms "
+          f"jitter=+/-{args.jitter:.0%} "
           f"repeats={args.repeat} (medians)")
     print(f"ideal wall (N x latency / C):   {ideal:.2f} s")
     print(f"callbench.run wall:             {wall:.2f} s   ratio {wall / ideal:.3f}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import threading
 import time
 from collections import deque
@@ -93,9 +94,13 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
 class ProtocolServer:
     """Scripted OpenAI/Anthropic-protocol server with fault injection."""
 
-    def __init__(self, responder: Responder = first_tool_responder, latency_s: float = 0.0) -> None:
+    def __init__(self, responder: Responder = first_tool_responder, latency_s: float = 0.0,
+                 jitter: float = 0.0) -> None:
         self.responder = responder
         self.latency_s = latency_s
+        self.jitter = jitter
+        """Latency varies uniformly within ``latency_s * (1 ± jitter)`` (same mean)."""
+        self._rng = random.Random(0)
         self.faults: deque[Fault] = deque()
         self.fault_rule: FaultRule | None = None
         """Called for every request after the queue; a returned fault is served instead of a reply."""
@@ -149,7 +154,7 @@ class ProtocolServer:
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
         if self.fixed_payload is not None and not self.faults:
             if self.latency_s:
-                await asyncio.sleep(self.latency_s)
+                await asyncio.sleep(self._latency())
             await self._send(writer, 200, self.fixed_payload)
             return True
         body = json.loads(raw or b"{}")
@@ -164,12 +169,17 @@ class ProtocolServer:
             if self.record_requests:
                 self.requests.append((path, body, headers))
         if self.latency_s:
-            await asyncio.sleep(self.latency_s)
+            await asyncio.sleep(self._latency())
         if fault is not None:
             return await self._fault(fault, api, writer, body, serial)
         payload = json.dumps(render(api, self.responder(api, body), body.get("model", "scripted"), serial))
         await self._send(writer, 200, payload.encode())
         return True
+
+    def _latency(self) -> float:
+        if not self.jitter:
+            return self.latency_s
+        return self.latency_s * self._rng.uniform(1 - self.jitter, 1 + self.jitter)
 
     async def _fault(self, fault: Fault, api: Api, writer: asyncio.StreamWriter, body: dict[str, Any],
                      serial: int) -> bool:
@@ -241,6 +251,7 @@ def main() -> None:
     """Serve in the foreground; print the port on the first line of stdout."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--jitter", type=float, default=0.0, help="latency varies by +/- this fraction")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long")
     parser.add_argument("--text-only", action="store_true", help="always answer in text (one round per case)")
@@ -248,7 +259,7 @@ def main() -> None:
 
     async def serve() -> None:
         responder = (lambda api, body: Turn(text="done")) if args.text_only else first_tool_responder
-        server = ProtocolServer(responder=responder, latency_s=args.latency)
+        server = ProtocolServer(responder=responder, latency_s=args.latency, jitter=args.jitter)
         server.record_requests = False
         if args.text_only:
             server.fixed_payload = json.dumps(render("openai", Turn(text="done"), "bench", 0)).encode()
