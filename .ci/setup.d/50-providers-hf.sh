@@ -3,5 +3,6 @@
 # which build a tiny random checkpoint locally. Idempotent and quiet.
 set -euo pipefail
 if ! python -c "import torch, transformers" >/dev/null 2>&1; then
-  python -m pip install -q "torch>=2.2,<3" "transformers>=4.45,<6"
+  # torch 2.13.0 is the CPU build: a looser range can resolve to a multi-gigabyte CUDA build.
+  python -m pip install -q "torch==2.13.0" "transformers>=4.45,<6"
 fi
