@@ -23,6 +23,10 @@ def score_bfcl_results(folder: Path, data: Path | None = None, mode: str = "fait
         raise UserError(f"--bfcl-mode must be faithful or improved, not {mode!r}")
     report = score_results(folder, data=data, options=BfclOptions(mode=mode))  # type: ignore[arg-type]
     console = Console()
+    for result in report["files"]:
+        if result.total and result.text_results > result.total / 2 and "relevance" not in result.category:
+            console.print(f"warning: {result.path}: {result.text_results} of {result.total} results are plain text; "
+                          "only FC-format files ([{name: \"<JSON>\"}]) can be scored, not prompt-mode output")
     for model, figures in report["models"].items():
         table = Table(title=f"BFCL ({mode}) - {model}")
         for column in ("category", "accuracy", "correct", "total"):

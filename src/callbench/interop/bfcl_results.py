@@ -50,6 +50,8 @@ class FileScore:
     failures: list[dict[str, Any]] = field(default_factory=list)
     differences: list[dict[str, Any]] = field(default_factory=list)
     """Improved mode: entries whose faithful verdict differs."""
+    text_results: int = 0
+    """AST entries whose result is plain text (a prompt-mode file, or no call made)."""
 
     @property
     def accuracy(self) -> float:
@@ -117,6 +119,7 @@ def score_file(path: Path, category: str, model: str, folder: Path, options: Bfc
                     score.differences.append({"id": entry["id"], "faithful": faithful.error_type or "pass",
                                               "improved": check.error_type or "pass"})
         score.total += 1
+        score.text_results += category not in MULTI_TURN and isinstance(row["result"], str)
         if check.valid:
             score.correct += 1
         else:
