@@ -16,6 +16,7 @@ from pathlib import Path
 
 import perturb_multi
 import pytest
+from conftest import MODEL
 from perturb import build_outputs
 
 from callbench.scoring.bfcl_entry import judge_entry
@@ -23,27 +24,7 @@ from callbench.scoring.bfcl_multi import judge_multi_result
 from callbench.scoring.bfcl_options import BfclOptions
 from callbench.suites.bfcl_data import MULTI_TURN, SINGLE_TURN, index
 
-BFCL_VERSION = "2026.3.23"
-MODEL = "gpt-4o-2024-11-20-FC"  # registered FC model whose config sets underscore_to_dot
 KNOWN_DEFECTS: dict[str, str] = {}  # output key -> reason; documented in docs/bfcl.md
-
-
-def _venv_python() -> Path | None:
-    default = Path.home() / ".cache" / f"callbench-bfcl-venv-{BFCL_VERSION}"
-    venv = Path(os.environ.get("CALLBENCH_BFCL_VENV", default))
-    python = venv / "bin" / "python"
-    return python if python.is_file() else None
-
-
-@pytest.fixture(scope="module")
-def reference_python():
-    python = _venv_python()
-    if python is None:
-        message = "BFCL reference venv missing; run .ci/setup.d/40-bfcl.sh"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return python
 
 
 def _normalise(valid: bool, error_type: str) -> tuple[bool, str]:

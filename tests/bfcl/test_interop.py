@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_agreement import MODEL, _venv_python
+from conftest import MODEL
 
 from callbench.cli.main import main
 from callbench.interop.bfcl_results import score_results
@@ -39,12 +39,8 @@ def test_export_then_rescore_matches_run(run_dir, bfcl_folder):
     assert main(["score", "--from-bfcl-results", str(result_root), "--data", str(bfcl_folder)]) == 0
 
 
-def test_exported_files_satisfy_bfcl_evaluate(run_dir, tmp_path):
-    python = _venv_python()
-    if python is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("BFCL reference venv missing; run .ci/setup.d/40-bfcl.sh")
-        pytest.skip("BFCL reference venv missing")
+def test_exported_files_satisfy_bfcl_evaluate(run_dir, tmp_path, reference_python):
+    python = reference_python
     main(["export", "bfcl", str(run_dir), "--out", str(tmp_path / "result")])
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path), "OPENAI_API_KEY": "unused"}
     done = subprocess.run([str(python.parent / "bfcl"), "evaluate", "--model", MODEL, "--test-category",

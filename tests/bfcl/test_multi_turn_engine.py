@@ -7,8 +7,8 @@ import os
 import subprocess
 
 import pytest
+from conftest import MODEL
 from gold_agent import register_gold_provider
-from test_agreement import MODEL, _venv_python
 
 from callbench.cli.main import main
 
@@ -37,12 +37,8 @@ def test_gold_agent_passes_through_the_engine_and_rescoring(run_dir):
     assert _bfcl_figures(run_dir) == figures
 
 
-def test_multi_turn_export_scores_the_same_in_bfcl(run_dir, tmp_path):
-    python = _venv_python()
-    if python is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("BFCL reference venv missing; run .ci/setup.d/40-bfcl.sh")
-        pytest.skip("BFCL reference venv missing")
+def test_multi_turn_export_scores_the_same_in_bfcl(run_dir, tmp_path, reference_python):
+    python = reference_python
     assert main(["export", "bfcl", str(run_dir), "--out", str(tmp_path / "result")]) == 0
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path), "OPENAI_API_KEY": "unused"}
     subprocess.run([str(python.parent / "bfcl"), "evaluate", "--model", MODEL, "--test-category", CATEGORIES,
