@@ -29,6 +29,10 @@ def test_spec_forms_and_modes(bfcl_folder):
     assert len(load_suite("multiple", options).cases) == 2
     with pytest.raises(ConfigError):
         load_suite("bfcl:multiple:sloppy", options)
+    flags = SuiteOptions(data=bfcl_folder, extra={"limit": 1, "mode": "improved", "numeric_strings": "false"})
+    assert load_suite("multiple", flags).metadata["bfcl"] == {"mode": "improved", "numeric_strings": False}
+    with pytest.raises(ConfigError, match="use true or false"):
+        load_suite("multiple", SuiteOptions(data=bfcl_folder, extra={"numeric_strings": "maybe"}))
 
 
 def test_data_folder_and_missing_files(tmp_path, bfcl_folder):

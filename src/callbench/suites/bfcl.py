@@ -80,8 +80,20 @@ def _parse(spec: str, options: SuiteOptions) -> tuple[tuple[str, ...], dict[str,
     settings: dict[str, Any] = {"mode": mode}
     for flag in _FLAGS:
         if flag in extra:
-            settings[flag] = bool(extra[flag])
+            settings[flag] = _flag(extra[flag], flag)
     return categories, settings
+
+
+def _flag(value: Any, name: str) -> bool:
+    """A boolean option given as a bool or as text (``-o numeric_strings=false``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"suite option {name}={value!r}: use true or false")
 
 
 def messages_of(turn: list[dict[str, Any]]) -> list[Message]:
