@@ -20,6 +20,7 @@ class GoldTurnAgent(Provider):
 
     name = "bfcl-gold"
     model = "bfcl-gold"
+    needs_network = False  # its answers depend on the case, not only the messages: never cache them
 
     def __init__(self, case, skip_turns=(), loop_tool: str | None = None) -> None:
         config = case.executor_config
@@ -60,6 +61,7 @@ class GoldTurnProvider(Provider):
 
     name = "bfcl-gold"
     model = "bfcl-gold"
+    needs_network = False
 
     async def generate(self, messages, tools, settings):  # pragma: no cover - always bound per case
         raise RuntimeError("bind with for_case()")
