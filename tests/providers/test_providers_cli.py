@@ -30,7 +30,7 @@ def test_cli_run_error_record_then_resume(tmp_path: Path, monkeypatch: pytest.Mo
     out = tmp_path / "run"
     with ProtocolServer(responder=gold) as server:
         server.fault_rule = rule
-        args = ["run", "-m", f"openai:gold@{server.url}", "--out", str(out), "--progress", "quiet",
+        args = ["run", "-s", "starter", "-m", f"openai:gold@{server.url}", "--out", str(out), "--progress", "quiet",
                 "--request-timeout", "5"]
         assert main(args) == 0
         first = _summary(out)
@@ -42,7 +42,7 @@ def test_cli_run_error_record_then_resume(tmp_path: Path, monkeypatch: pytest.Mo
         assert _summary(out)["n_error"] == 0
         # Same run again into a new folder: everything comes from the cache.
         sent = len(server.requests)
-        assert main([*args[:3], "--out", str(tmp_path / "again"), "--progress", "quiet"]) == 0
+        assert main([*args[:5], "--out", str(tmp_path / "again"), "--progress", "quiet"]) == 0
         assert len(server.requests) == sent
     assert main(["cache", "stats"]) == 0
     assert "entries" in capsys.readouterr().out
@@ -51,7 +51,7 @@ def test_cli_run_error_record_then_resume(tmp_path: Path, monkeypatch: pytest.Mo
 def test_cli_fatal_error_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with ProtocolServer() as server:
         server.fault_rule = lambda api, body: Fault("404")
-        code = main(["run", "-m", f"openai:nope@{server.url}", "--out", str(tmp_path / "r"), "--progress", "quiet",
+        code = main(["run", "-s", "starter", "-m", f"openai:nope@{server.url}", "--out", str(tmp_path / "r"), "--progress", "quiet",
                      "--no-cache"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0
