@@ -98,5 +98,8 @@ def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str
             "later_turns": turns[1:],
             "withheld_docs": withheld,
         },
-        metadata={"bfcl": {"category": category_of(entry["id"]), "ground_truth": truth}},
+        # oracle_turns: user turns in the conversation; a turn-aware gold player emits the steps of
+        # turn t, then a text-only round, for t in range(oracle_turns) (see docs/bfcl.md).
+        metadata={"bfcl": {"category": category_of(entry["id"]), "ground_truth": truth},
+                  "oracle_turns": len(turns)},
     )
