@@ -69,3 +69,13 @@ def test_missing_folder_is_a_config_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="no checkpoint folder"):
         make_provider(str(tmp_path / "absent"))
+
+
+def test_checkpoint_runs_through_the_engine(checkpoint: Path, tmp_path: Path) -> None:
+    import callbench
+
+    result = callbench.run("starter", f"hf:{checkpoint}", out_dir=tmp_path / "run", limit=3, concurrency=2,
+                           settings=GenerationSettings(max_tokens=6))
+    # A random model fails the cases, but as scored model failures, not as errors or crashes.
+    assert result.summary["n_completed"] == 3 and result.summary["n_error"] == 0
+    assert all(r.trace.rounds and r.trace.rounds[0].usage for r in result.records)
