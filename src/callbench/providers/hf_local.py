@@ -16,9 +16,10 @@ from typing import Any
 from callbench.errors import ConfigError, UserError
 from callbench.messages import GenerationSettings, Message, ModelTurn, Usage
 from callbench.providers.base import Provider
-from callbench.providers.prompt_mode import FORMAT_ERROR, round_prefix
+from callbench.providers.prompt_mode import FORMAT_ERROR
 from callbench.providers.spec import parse_spec
 from callbench.providers.text_calls import parse_text_calls
+from callbench.providers.wire import round_prefix
 from callbench.tools.contract import ToolContract
 
 

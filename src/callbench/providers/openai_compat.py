@@ -22,6 +22,7 @@ from callbench.providers.wire import (
     parse_arguments,
     post_json,
     raw_text,
+    round_prefix,
     unique_call_ids,
     wire_schema,
 )
@@ -102,11 +103,16 @@ def _message(message: Message, names: ToolNameMap) -> dict[str, Any]:
 
 
 def parse_response(
-    data: dict[str, Any], names: ToolNameMap, tools: list[ToolContract] | None = None, strict: bool = False
+    data: dict[str, Any],
+    names: ToolNameMap,
+    tools: list[ToolContract] | None = None,
+    strict: bool = False,
+    id_prefix: str = "call",
 ) -> ModelTurn:
     """Convert a Chat Completions response body into a :class:`ModelTurn`.
 
-    Malformed tool-call arguments are kept on the call (``parse_error``), never raised.
+    Malformed tool-call arguments are kept on the call (``parse_error``), never raised. Calls
+    without an id get ``<id_prefix>_<index>`` (the provider passes a per-round prefix).
 
     Raises:
         TransientProviderError: The body has no choices (a server fault, worth retrying).
@@ -117,7 +123,7 @@ def parse_response(
     choice = choices[0]
     message = choice.get("message") or {}
     schemas = {t.name: memo(t, "schema", wire_schema) for t in tools or []} if strict else {}
-    calls = [_call(i, c, names, schemas) for i, c in enumerate(message.get("tool_calls") or [])]
+    calls = [_call(f"{id_prefix}_{i}", c, names, schemas) for i, c in enumerate(message.get("tool_calls") or [])]
     return ModelTurn(
         text=_text(message.get("content")),
         tool_calls=unique_call_ids(calls),
@@ -128,7 +134,7 @@ def parse_response(
     )
 
 
-def _call(index: int, raw: dict[str, Any], names: ToolNameMap, schemas: dict[str, dict[str, Any]]) -> ToolCall:
+def _call(fallback_id: str, raw: dict[str, Any], names: ToolNameMap, schemas: dict[str, dict[str, Any]]) -> ToolCall:
     function = raw.get("function") or {}
     name = names.original(str(function.get("name") or ""))
     payload = function.get("arguments")
@@ -136,7 +142,7 @@ def _call(index: int, raw: dict[str, Any], names: ToolNameMap, schemas: dict[str
     if arguments is not None and name in schemas:
         # Strict mode forced optional parameters to be sent as null; drop those nulls again.
         arguments = strip_optional_nulls(arguments, schemas[name])
-    call_id = raw.get("id") or f"call_{index}"
+    call_id = raw.get("id") or fallback_id
     return ToolCall(id=str(call_id), name=name, arguments_raw=raw_text(payload or ""), arguments=arguments,
                     parse_error=error)
 
@@ -196,7 +202,8 @@ class OpenAIProvider(Provider):
         body, names = build_request(self.model, messages, tools, settings, self.preset.quirks)
         url = f"{self.base_url}/chat/completions"
         data = await post_json(self._clients.get(), url, body, self._headers(), self._where, settings.timeout_s)
-        return parse_response(data, names, tools, strict=self.preset.quirks.strict_tools)
+        return parse_response(data, names, tools, strict=self.preset.quirks.strict_tools,
+                              id_prefix=round_prefix(messages))
 
     async def aclose(self) -> None:
         """Close pooled connections."""

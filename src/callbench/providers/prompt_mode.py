@@ -15,6 +15,7 @@ from callbench.errors import ConfigError
 from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
 from callbench.providers.text_calls import parse_text_calls
+from callbench.providers.wire import round_prefix
 from callbench.tools.contract import ToolContract
 
 if TYPE_CHECKING:
@@ -78,11 +79,6 @@ def read_turn(turn: ModelTurn, tools: list[ToolContract], id_prefix: str = "call
     parsed = parse_text_calls(turn.text, {t.name for t in tools}, id_prefix=id_prefix)
     finish = FORMAT_ERROR if parsed.format_error else turn.finish_reason
     return turn.model_copy(update={"text": parsed.text, "tool_calls": parsed.calls, "finish_reason": finish})
-
-
-def round_prefix(messages: list[Message]) -> str:
-    """Call-id prefix unique to this round (text formats carry no ids, so ids are made up)."""
-    return f"call_r{sum(m.role == 'assistant' for m in messages) + 1}"
 
 
 class PromptProvider(Provider):

@@ -23,7 +23,7 @@ from typing import Any
 import aiohttp
 
 from callbench.errors import FatalProviderError, ProviderError, RateLimitedError, TransientProviderError
-from callbench.messages import ToolCall
+from callbench.messages import Message, ToolCall
 from callbench.secrets import scrub
 from callbench.tools.contract import ToolContract
 
@@ -63,6 +63,11 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {type(value).__name__}, not an object"
     return value, None
+
+
+def round_prefix(messages: list[Message]) -> str:
+    """Prefix for made-up call ids, unique to the round (some servers and all text formats give none)."""
+    return f"call_r{sum(m.role == 'assistant' for m in messages) + 1}"
 
 
 def unique_call_ids(calls: list[ToolCall]) -> list[ToolCall]:
