@@ -6,9 +6,29 @@ The public API mirrors the CLI: :func:`run` (``callbench run``), :func:`score_ru
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from callbench.api import load_records, run, run_async, score_run  # noqa: E402
-from callbench.suites.resolve import load_suite  # noqa: E402
-
 __all__ = ["__version__", "load_records", "load_suite", "run", "run_async", "score_run"]
+
+# The API is imported on first use (PEP 562): ``import callbench.scoring...`` stays light, and
+# the command line starts without loading the engine, numpy and scipy it may not need.
+_LAZY = {
+    "run": "callbench.api", "run_async": "callbench.api", "score_run": "callbench.api",
+    "load_records": "callbench.api", "load_suite": "callbench.suites.resolve",
+}
+
+if TYPE_CHECKING:
+    from callbench.api import load_records, run, run_async, score_run
+    from callbench.suites.resolve import load_suite
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'callbench' has no attribute {name!r}")

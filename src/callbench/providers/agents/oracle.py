@@ -30,7 +30,15 @@ class PlannedCall:
 
 
 def gold_plan(case: Case) -> list[list[PlannedCall]]:
-    """The gold path as model turns: one call per turn unless steps share a ``turn`` number."""
+    """The gold path as model turns: one call per turn unless steps share a ``turn`` number.
+
+    Multi-turn conversations (``case.metadata["oracle_turns"]`` = number of user turns) are played
+    turn by turn: the steps of user turn t in one round, then a text-only round (an empty list)
+    that hands the conversation back to the next scripted user message.
+    """
+    user_turns = case.metadata.get("oracle_turns")
+    if user_turns:
+        return _conversation_plan(case, int(user_turns))
     turns: list[list[PlannedCall]] = []
     last_turn: int | None = None
     for step in case.expected:
@@ -42,6 +50,17 @@ def gold_plan(case: Case) -> list[list[PlannedCall]]:
                 turns.append([call])
             last_turn = step.turn
     return turns
+
+
+def _conversation_plan(case: Case, user_turns: int) -> list[list[PlannedCall]]:
+    plan: list[list[PlannedCall]] = []
+    for turn in range(user_turns):
+        calls = [PlannedCall(s, s.tools[0], s.arguments) for s in case.expected if s.turn == turn
+                 for _ in range(s.times)]
+        if calls:
+            plan.append(calls)
+        plan.append([])  # a text-only round ends the user turn
+    return plan
 
 
 def answer_text(case: Case) -> str:
@@ -89,6 +108,9 @@ class PlanPlayer(Provider):
             return ModelTurn(text=self.prose, model=self.label, finish_reason="stop")
         if self.position >= len(self.plan):
             return ModelTurn(text=self.final_text, model=self.label, finish_reason="stop")
+        if not self.plan[self.position]:  # a planned text-only round (end of a user turn)
+            self.position += 1
+            return ModelTurn(text="Done.", model=self.label, finish_reason="stop")
         results = {m.tool_call_id: parse_tool_content(m.content) for m in messages if m.role == "tool"}
         schemas = {t.name: t.parameters for t in tools}
         lookup = ref_lookup(self.step_calls, results)
