@@ -8,6 +8,7 @@ round) so a retried request gets the same answer, as a deterministic model would
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Coroutine
 from typing import Any
@@ -16,6 +17,7 @@ from protocol_server import Api, Turn
 
 from callbench.messages import GenerationSettings, Message, ToolCall
 from callbench.providers.agents.oracle import OracleAgent
+from callbench.providers.text_calls import parse_text_calls
 from callbench.providers.wire import ToolNameMap, parse_arguments
 from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.builtin.starter import load_suite
@@ -108,3 +110,52 @@ def _anthropic_messages(raw: dict[str, Any], names: ToolNameMap) -> list[Message
                for b in blocks if b["type"] == "tool_result"]
     text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
     return results or [Message.user(text)]
+
+
+_RESPONSE = re.compile(r"<tool_response name=(?P<name>'[^']*'|\"[^\"]*\"|None) id=(?P<id>'[^']*'|\"[^\"]*\"|None)>\n"
+                       r"(?P<content>.*?)\n</tool_response>", re.DOTALL)
+
+
+class PromptGoldResponder(GoldResponder):
+    """The gold path for ``prompt:`` models: reads text turns, answers with ``<tool_call>`` text.
+
+    Prompt mode makes up call ids (``call_r<round>_<i>``); they are mapped back to the oracle's
+    own ids by position so that its ``$ref`` lookups find the right results.
+    """
+
+    def __call__(self, api: Api, body: dict[str, Any]) -> Turn:
+        raw = to_messages(api, body, self.names)
+        case = self.by_prompt[prompt_of(raw)]
+        messages = self._native(case.key, raw)
+        turn = super().__call__(api, {**body, "messages": [_as_openai(m) for m in messages], "tools": []})
+        blocks = [f'<tool_call>{{"name": {json.dumps(self.names.original(n))}, "arguments": {a}}}</tool_call>'
+                  for n, a in turn.calls]
+        return Turn(text="\n".join(blocks) or turn.text)
+
+    def _native(self, case_key: str, messages: list[Message]) -> list[Message]:
+        out: list[Message] = []
+        rounds = 0
+        for message in messages:
+            if message.role == "assistant":
+                rounds += 1
+                ids = self.memo[(case_key, rounds - 1)].ids or []
+                calls = parse_text_calls(message.content, set(self.names.to_wire)).calls
+                out.append(Message(role="assistant", content="", tool_calls=[
+                    c.model_copy(update={"id": ids[i]}) for i, c in enumerate(calls)]))
+            elif message.role == "user" and message.content.startswith("<tool_response"):
+                ids = self.memo[(case_key, rounds - 1)].ids or []
+                for i, match in enumerate(_RESPONSE.finditer(message.content)):
+                    out.append(Message(role="tool", content=match["content"], tool_call_id=ids[i]))
+            else:
+                out.append(message)
+        return out
+
+
+def _as_openai(message: Message) -> dict[str, Any]:
+    item: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        item["tool_calls"] = [{"id": c.id, "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                              for c in message.tool_calls]
+    if message.tool_call_id:
+        item["tool_call_id"] = message.tool_call_id
+    return item

@@ -141,3 +141,13 @@ def test_unchanged_rerun_is_answered_from_the_cache(gold: GoldResponder, tmp_pat
         assert len(server.requests) == 2 * sent
     assert _accuracies(second.summary) == _accuracies(first.summary) == _accuracies(third.summary)
     assert all(info.cached for r in second.records for info in r.trace.rounds)
+
+
+def test_prompt_mode_gold_path_scores_full_marks(tmp_path: Path) -> None:
+    from gold_responder import PromptGoldResponder
+
+    with ProtocolServer(responder=PromptGoldResponder()) as server:
+        result = _run(f"prompt:openai:gold@{server.url}", tmp_path / "run")
+        assert all("tools" not in body for _, body, _ in server.requests)
+    assert result.summary["n_completed"] == N_CASES and result.summary["n_error"] == 0
+    assert _accuracies(result.summary) == dict.fromkeys(TIERS, 1.0)
