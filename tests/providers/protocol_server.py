@@ -47,6 +47,8 @@ class Fault:
     kind: FaultKind
     retry_after: float | None = None
     delay_s: float = 5.0
+    message: str = ""
+    """Error message of status faults (default: ``injected <status>``)."""
 
 
 Responder = Callable[[Api, dict[str, Any]], Turn]
@@ -185,7 +187,8 @@ class ProtocolServer:
                      serial: int) -> bool:
         extra = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
         if fault.kind in {"429", "500", "503", "400", "401", "404"}:
-            error = json.dumps({"error": {"message": f"injected {fault.kind}", "type": "injected"}}).encode()
+            text = fault.message or f"injected {fault.kind}"
+            error = json.dumps({"error": {"message": text, "type": "injected"}}).encode()
             await self._send(writer, int(fault.kind), error, extra)
             return True
         if fault.kind == "slow":

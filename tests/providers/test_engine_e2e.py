@@ -151,3 +151,16 @@ def test_prompt_mode_gold_path_scores_full_marks(tmp_path: Path) -> None:
         assert all("tools" not in body for _, body, _ in server.requests)
     assert result.summary["n_completed"] == N_CASES and result.summary["n_error"] == 0
     assert _accuracies(result.summary) == dict.fromkeys(TIERS, 1.0)
+
+
+def test_context_overflow_is_an_error_record_and_the_run_goes_on(gold: GoldResponder, tmp_path: Path) -> None:
+    target = gold.suite.cases[2]
+
+    def rule(api: Api, body: dict[str, Any]) -> Fault | None:
+        return Fault("400", message="maximum context length is 10 tokens") if gold.case_of(api, body) is target else None
+
+    with ProtocolServer(responder=gold) as server:
+        server.fault_rule = rule
+        result = _run(f"openai:gold@{server.url}", tmp_path / "run")
+    assert result.summary["n_completed"] == N_CASES - 1
+    assert result.summary["errors_by_type"] == {"ContextLengthError": 1}

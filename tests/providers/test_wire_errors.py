@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 
 import pytest
 
@@ -36,3 +37,13 @@ def test_error_bodies_are_scrubbed_and_one_line() -> None:
     register_secret("sk-echoed-secret-12345")
     error = error_for_status(401, "bad key sk-echoed-secret-12345\nsecond line", {}, WHERE)
     assert "sk-echoed" not in str(error) and "\n" not in str(error) and "OPENAI_API_KEY" in str(error)
+
+
+@pytest.mark.parametrize("message", ["This model's maximum context length is 8192 tokens",
+                                     "prompt is too long: 210000 tokens > 200000 maximum"])
+def test_context_overflow_is_a_case_error_not_fatal(message: str) -> None:
+    from callbench.providers.wire import ContextLengthError
+
+    error = error_for_status(400, json.dumps({"error": {"message": message}}), {}, WHERE)
+    assert type(error) is ContextLengthError and not isinstance(error, FatalProviderError)
+    assert not error.retryable

@@ -31,6 +31,9 @@ _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 # Statuses worth retrying besides 5xx: request timeout, conflict, too early, rate limit.
 _RETRY_STATUSES = {408, 409, 425, 429}
+_CONTEXT_LIMIT = re.compile(
+    r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens|input is too long", re.IGNORECASE
+)
 _FIX_HINTS = {
     400: "the request was rejected: check model options (unsupported parameter, tool schema, context length)",
     401: "authentication failed: check the API key ({key_env})",
@@ -152,6 +155,14 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(0.0, when - (now if now is not None else time.time()))
 
 
+class ContextLengthError(ProviderError):
+    """The request is longer than the model's context window.
+
+    Neither retryable nor a reason to stop the run: that one case becomes an error record
+    (peers retry these as infrastructure errors, or stop the whole run; both are wrong).
+    """
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """What error messages may say about an endpoint (never the key itself)."""
@@ -172,6 +183,8 @@ def error_for_status(status: int, body: str, headers: Mapping[str, str], where: 
     if status >= 500 or status in _RETRY_STATUSES:
         wait = retry_after_seconds(headers.get("retry-after"))
         return TransientProviderError(f"{prefix}: {detail}", retry_after=wait)
+    if status in (400, 413, 422) and _CONTEXT_LIMIT.search(detail):
+        return ContextLengthError(f"{prefix}: the conversation does not fit the model's context window ({detail})")
     hint = _FIX_HINTS.get(status, "the request was refused: check the model string and options")
     hint = hint.format(key_env=where.key_env or "no key configured", model=where.model, base_url=where.base_url)
     return FatalProviderError(f"{prefix}: {hint} ({detail})")
