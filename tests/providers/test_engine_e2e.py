@@ -164,3 +164,13 @@ def test_context_overflow_is_an_error_record_and_the_run_goes_on(gold: GoldRespo
         result = _run(f"openai:gold@{server.url}", tmp_path / "run")
     assert result.summary["n_completed"] == N_CASES - 1
     assert result.summary["errors_by_type"] == {"ContextLengthError": 1}
+
+
+def test_each_trial_gets_its_own_cache_entries(gold: GoldResponder, tmp_path: Path) -> None:
+    with ProtocolServer(responder=gold) as server:
+        result = _run(f"openai:gold@{server.url}", tmp_path / "run", trials=2, cache=True,
+                      cache_path=tmp_path / "c.sqlite")
+        sent = len(server.requests)
+    rounds = sum(len(r.trace.rounds) for r in result.records)
+    assert len(result.records) == 2 * N_CASES and sent == rounds
+    assert not any(info.cached for r in result.records for info in r.trace.rounds)
