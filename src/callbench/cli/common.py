@@ -34,6 +34,16 @@ def print_summary(summary: dict[str, Any], run_dir: Any = None) -> None:
     recall = summary.get("retrieval_recall")
     extra = [f"retrieval recall {_pct(recall)}"] if recall is not None else []
     extra.append(f"{summary.get('n_completed', 0)} completed, {summary.get('n_error', 0)} error records")
+    usage = summary.get("usage") or {}
+    tokens = usage.get("tokens") or {}
+    if tokens.get("requests"):
+        line = f"{tokens['requests']} requests ({tokens.get('cache_hits', 0)} from cache), " \
+               f"{tokens.get('input', 0)} input + {tokens.get('output', 0)} output tokens"
+        if usage.get("latency_ms_p50") is not None:
+            line += f", latency p50 {usage['latency_ms_p50']:.0f} ms / p95 {usage['latency_ms_p95']:.0f} ms"
+        if usage.get("cost_usd") is not None:
+            line += f", estimated cost ${usage['cost_usd']:.4f}"
+        extra.append(line)
     flags = summary.get("qc_flags") or []
     if flags:
         extra.append(f"{len(flags)} quality-control flag(s) in summary.json")

@@ -44,6 +44,9 @@ def run(
     max_connections: Annotated[Optional[int], typer.Option("--max-connections", help="Open requests per endpoint.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     request_timeout: Annotated[Optional[float], typer.Option("--request-timeout", help="Seconds per model request.")] = None,
+    max_retries: Annotated[int, typer.Option("--max-retries", help="Retries per request on 429/5xx/timeouts.")] = 6,
+    max_retry_time: Annotated[float, typer.Option("--max-retry-time", help="Cap on retry time per request (s).")] = 300.0,
+    price_table: Annotated[Optional[Path], typer.Option("--price-table", help="YAML/JSON prices per model for cost estimates.")] = None,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
     max_tokens: Annotated[int, typer.Option("--max-tokens")] = 4096,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Provider sampling seed where supported.")] = None,
@@ -59,7 +62,8 @@ def run(
         progress = "rich" if sys.stdout.isatty() else "plain"
     engine_options: dict[str, Any] = dict(
         concurrency=concurrency, delay_s=delay, rpm=rpm, tpm=tpm, max_connections=max_connections,
-        cache=not no_cache, request_timeout_s=request_timeout, progress=progress, watch=watch)
+        cache=not no_cache, request_timeout_s=request_timeout, max_retries=max_retries,
+        max_retry_time_s=max_retry_time, price_table=price_table, progress=progress, watch=watch)
     if resume is not None:
         config = _resume_config(resume, engine_options)
     else:

@@ -60,6 +60,7 @@ class RunConfig:
             "max_connections": self.max_connections, "max_retries": self.max_retries,
             "max_retry_time_s": self.max_retry_time_s, "request_timeout_s": self.request_timeout_s,
             "cache": self.cache, "case_ids": list(self.case_ids), "limit": self.limit,
+            "price_table": str(self.price_table) if self.price_table else None,
             "suite_options": self.suite_options,
             "config": config_to_dict(self),
         }

@@ -71,24 +71,28 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     fan = Observers(observers)
     jobs = _jobs(prepared, config)
     fan.emit("on_run_start", prepared.header, len(jobs))
+    # Summaries need outcomes, codes and timings, not results or argument texts: slim copies of
+    # the records (earlier ones of a resumed run, then each new one as it is written) suffice.
+    slim = [slim_record(r) for r in iter_records(prepared.run_dir)] if config.resume else []
     writer = RecordWriter(prepared.run_dir)
     policy = ModePolicy(config.harness_mode)
     try:
-        await _run_jobs(jobs, prepared.model, policy, config, writer, fan)
+        await _run_jobs(jobs, prepared.model, policy, config, writer, fan, slim)
     finally:
         writer.close()
         await prepared.model.aclose()
-        summary = finish_run(prepared, config)
+        summary = finish_run(prepared, slim)
         fan.emit("on_run_end", summary)
     return RunResult(prepared.run_dir, summary)
 
 
-def finish_run(prepared: Prepared, config: RunConfig) -> dict[str, Any]:
-    # Summaries need outcomes, codes and timings, not results or argument texts: slim records
-    # keep memory small when a run has many thousands of cases.
-    records = latest_records([slim_record(r) for r in iter_records(prepared.run_dir)])
+def finish_run(prepared: Prepared, slim: list[CaseRecord]) -> dict[str, Any]:
+    """Build and write ``summary.json`` from slim records (the last record of a (case, trial) wins)."""
     scorers = {name: s for job_scorers in prepared.scorers.values() for name, s in job_scorers.items()}
-    summary = build_summary(prepared.header, records, scorers)
+    summary = build_summary(prepared.header, latest_records(slim), scorers)
+    counters = getattr(prepared.model, "counters", None)
+    if counters:
+        summary["requests"] = dict(counters)
     write_summary(prepared.run_dir, summary)
     return summary
 
@@ -109,7 +113,7 @@ def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
 
 
 async def _run_jobs(jobs: list[Job], model: Model, policy: ModePolicy, config: RunConfig,
-                    writer: RecordWriter, fan: Observers) -> None:
+                    writer: RecordWriter, fan: Observers, slim: list[CaseRecord]) -> None:
     """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
     pacing = _Pacer(config.delay_s)
     pending = iter(jobs)
@@ -120,6 +124,7 @@ async def _run_jobs(jobs: list[Job], model: Model, policy: ModePolicy, config: R
             record = await run_job(job, model, policy, config, fan)
             writer.write(record)
             fan.emit("on_case_end", record)
+            slim.append(slim_record(record))  # observers have seen the full record by now
 
     try:
         async with asyncio.TaskGroup() as group:

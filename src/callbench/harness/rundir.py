@@ -63,6 +63,10 @@ def prepare_run(config: RunConfig) -> Prepared:
         raise ConfigError(f"unknown harness mode {config.harness_mode!r} (one of {', '.join(HARNESS_MODES)})")
     if config.trials < 1:
         raise ConfigError("--trials must be at least 1")
+    if config.price_table is not None:
+        from callbench.report.usage import load_prices
+
+        load_prices(config.price_table)  # a bad price table fails now, not after the run
     suites = load_suites(config)
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
     model = build_model(config.model, config)

@@ -243,9 +243,9 @@ def _mean(values: Iterable[float]) -> float:
 
 
 def _z(confidence: float) -> float:
-    from scipy.stats import norm
+    from statistics import NormalDist  # stdlib: no scipy import for every summary
 
-    return float(norm.ppf(1 - (1 - confidence) / 2))
+    return float(NormalDist().inv_cdf(1 - (1 - confidence) / 2))
 
 
 # --- records -------------------------------------------------------------------------------
