@@ -36,7 +36,7 @@ def print_summary(summary: dict[str, Any], run_dir: Any = None) -> None:
     extra.append(f"{summary.get('n_completed', 0)} completed, {summary.get('n_error', 0)} error records")
     usage = summary.get("usage") or {}
     tokens = usage.get("tokens") or {}
-    if tokens.get("requests"):
+    if tokens.get("input") or tokens.get("output") or tokens.get("cache_hits"):  # built-in agents use none
         line = f"{tokens['requests']} requests ({tokens.get('cache_hits', 0)} from cache), " \
                f"{tokens.get('input', 0)} input + {tokens.get('output', 0)} output tokens"
         if usage.get("latency_ms_p50") is not None:
