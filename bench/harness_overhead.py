@@ -1,10 +1,12 @@
 """Harness overhead: the oracle agent over many single-call cases (loop + execution + scoring).
 
 Prints the median and p95 per-case time measured inside the engine (retrieval, round loop, real
-Python execution, three-tier scoring), the wall time per case including suite loading, record
-writing and the summary, and two traced-memory figures for growing case counts: the growth while
-cases run (should stay flat: nothing per case is kept) and the whole-run peak (the input suite and
-the end-of-run summary, which holds slim per-case outcomes, grow with the case count by nature).
+Python execution, three-tier scoring, record writing), the wall time per case including suite
+loading and the summary, and two traced-memory figures for growing case counts: the growth while
+cases run and the whole-run peak. While cases run, the harness keeps nothing per case except one
+slim outcome record (verdicts, reason codes, call statuses, timings: about 11 KB each) that the
+summary and its intervals need; traces, results and arguments go to ``records.jsonl`` and are
+released. So memory grows by that slim record per case and by nothing else.
 
     python bench/harness_overhead.py            # 500, 1000, 2000, 4000 cases
     python bench/harness_overhead.py 2000       # one size
@@ -30,6 +32,7 @@ SINGLE_CALL = ("weather_paris", "weather_tokyo_fahrenheit", "convert_distance", 
 
 class _RunPhasePeak:
     """Observer: traced-memory peak growth between the first case and the last (suite already loaded)."""
+
 
     def __init__(self) -> None:
         self.base = 0

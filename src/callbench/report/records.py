@@ -138,7 +138,14 @@ def read_records(run_dir: Path) -> list[CaseRecord]:
 
 
 def slim_record(record: CaseRecord) -> CaseRecord:
-    """A copy light enough to keep thousands in memory: no results, argument texts or verdict details."""
+    """The record made light enough to keep thousands in memory (modified in place and returned).
+
+    Drops what summaries never read: results, argument texts, verdict details and warnings, the
+    instruction, the offered-tool list and the expected steps (kept on disk in ``records.jsonl``).
+    """
+    record.instruction = ""
+    record.offered_tools = []
+    record.expected = []
     for call in record.trace.calls:
         call.result = None
         call.arguments_raw = ""
