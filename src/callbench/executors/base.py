@@ -62,3 +62,12 @@ class Executor(ABC):
         ``workdir`` is a per-case temporary path that does not exist yet: an executor that writes
         files creates it (``mkdir(parents=True, exist_ok=True)``); the engine removes it after the case.
         """
+
+
+def resolve_executor(target: str | Executor) -> Executor:
+    """An executor instance from a catalog name (the entry is called without arguments) or an instance."""
+    if isinstance(target, Executor):
+        return target
+    from callbench.catalog import catalog
+
+    return catalog().executors.get(target)()

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from callbench.catalog import catalog
 from callbench.errors import FatalProviderError, ProviderError
 from callbench.executors.base import Executor
 from callbench.harness.config import RunConfig
@@ -28,7 +27,6 @@ from callbench.report.records import (
     CaseRecord,
     ErrorInfo,
     RecordWriter,
-    iter_records,
     latest_records,
     read_records,
     slim_record,
@@ -78,7 +76,7 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     fan.emit("on_run_start", prepared.header, len(jobs))
     # Summaries need outcomes, codes and timings, not results or argument texts: slim copies of
     # the records (earlier ones of a resumed run, then each new one as it is written) suffice.
-    slim = [slim_record(r) for r in iter_records(prepared.run_dir)] if config.resume else []
+    slim = list(prepared.previous)
     writer = RecordWriter(prepared.run_dir)
     policy = ModePolicy(config.harness_mode)
     try:
@@ -105,6 +103,7 @@ def finish_run(prepared: Prepared, slim: list[CaseRecord]) -> dict[str, Any]:
 
 def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
     wanted = set(config.case_ids)
+    done = prepared.done()
     jobs = []
     for suite in prepared.suites:
         cases = [c for c in suite.cases if not wanted or c.id in wanted or c.key in wanted]
@@ -113,7 +112,7 @@ def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
         for case in cases:
             executor = prepared.executor_for(suite, case, config.executor)
             for trial in range(1, config.trials + 1):
-                if (case.key, trial) not in prepared.done:
+                if (case.key, trial) not in done:
                     jobs.append(Job(suite, case, trial, prepared.scorers[suite.name], executor))
     return jobs
 
@@ -236,14 +235,3 @@ async def score_case(scorers: dict[str, Any], case: Case, trace: Trace) -> tuple
         except Exception as exc:  # noqa: BLE001
             return verdicts, ErrorInfo(type=f"scorer_error:{type(exc).__name__}", message=f"{name}: {exc}")
     return verdicts, None
-
-
-def executor_instance(target: Any) -> Executor:
-    """A catalog executor entry may be a class or a factory; call it without arguments."""
-    return target() if callable(target) and not isinstance(target, Executor) else target
-
-
-def resolve_executor(name_or_instance: str | Executor) -> Executor:
-    if isinstance(name_or_instance, Executor):
-        return name_or_instance
-    return executor_instance(catalog().executors.get(name_or_instance))

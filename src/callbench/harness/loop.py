@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from callbench.executors.base import ExecutorSession, ToolOutcome
 from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy

@@ -10,7 +10,14 @@ from typing import Any
 from callbench.errors import UserError
 from callbench.harness.engine import score_case
 from callbench.harness.rundir import build_scorers
-from callbench.report.records import RECORDS_FILE, CaseRecord, read_header, read_records, write_summary
+from callbench.report.records import (
+    RECORDS_FILE,
+    CaseRecord,
+    latest_records,
+    read_header,
+    read_records,
+    write_summary,
+)
 from callbench.report.summary import build_summary
 from callbench.suites.resolve import load_suite
 
@@ -27,17 +34,19 @@ def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None 
     for info in header.suites:
         suite = load_suite(info.spec, data=data or info.data)
         suites[info.name] = (suite, {c.key: c for c in suite.cases}, build_scorers(suite, tiers))
-    updated = [_rescore_record(r, suites) for r in records]
+    updated = asyncio.run(_rescore_all(records, suites))  # one event loop for every record
     _rewrite(run_dir, updated)
     scorers = {name: s for _, _, table in suites.values() for name, s in table.items()}
-    from callbench.report.records import latest_records
-
     summary = build_summary(header, latest_records(updated), scorers)
     write_summary(run_dir, summary)
     return summary
 
 
-def _rescore_record(record: CaseRecord, suites: dict[str, Any]) -> CaseRecord:
+async def _rescore_all(records: list[CaseRecord], suites: dict[str, Any]) -> list[CaseRecord]:
+    return [await _rescore_record(r, suites) for r in records]
+
+
+async def _rescore_record(record: CaseRecord, suites: dict[str, Any]) -> CaseRecord:
     if record.status != "completed":
         return record
     if record.suite not in suites:
@@ -49,7 +58,7 @@ def _rescore_record(record: CaseRecord, suites: dict[str, Any]) -> CaseRecord:
     if case.prompt_sha256() != record.prompt_sha256:
         raise UserError(f"record {record.key}: the instruction changed since the run; re-run the model "
                         "instead of re-scoring stale output")
-    verdicts, error = asyncio.run(score_case(scorers, case, record.trace))
+    verdicts, error = await score_case(scorers, case, record.trace)
     if error is not None:
         raise UserError(f"record {record.key}: scorer failed: {error.message}")
     record.verdicts.update(verdicts)

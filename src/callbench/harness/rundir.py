@@ -16,7 +16,17 @@ from callbench.executors.base import Executor
 from callbench.harness.config import RunConfig
 from callbench.harness.modes import HARNESS_MODES, ModePolicy, prompt_template_hash
 from callbench.providers.model import Model, build_model
-from callbench.report.records import RUN_FILE, RunHeader, SuiteInfo, read_header, read_records, write_header
+from callbench.executors.base import resolve_executor
+from callbench.report.records import (
+    RUN_FILE,
+    CaseRecord,
+    RunHeader,
+    SuiteInfo,
+    iter_records,
+    read_header,
+    slim_record,
+    write_header,
+)
 from callbench.suites.base import DEFAULT_TIERS, Suite
 from callbench.suites.case import Case
 from callbench.suites.resolve import load_suite
@@ -29,12 +39,15 @@ class Prepared:
     suites: list[Suite]
     scorers: dict[str, dict[str, Any]]
     model: Model
-    done: set[tuple[str, int]] = field(default_factory=set)
+    previous: list[CaseRecord] = field(default_factory=list)
+    """Slim records already in the run folder (a resumed run); error records are re-run."""
     executors: dict[str, Executor] = field(default_factory=dict)
 
-    def executor_for(self, suite: Suite, case: Case, override: str | None) -> Executor:
-        from callbench.harness.engine import resolve_executor
+    def done(self) -> set[tuple[str, int]]:
+        """(key, trial) pairs already completed."""
+        return {r.record_id for r in self.previous if r.status == "completed"}
 
+    def executor_for(self, suite: Suite, case: Case, override: str | None) -> Executor:
         target = override or suite.executor_name(case)
         key = target if isinstance(target, str) else f"{suite.name}:{id(target)}"
         if key not in self.executors:
@@ -72,14 +85,14 @@ def prepare_run(config: RunConfig) -> Prepared:
     model = build_model(config.model, config)
     header = _header(config, suites, scorers, model)
     run_dir = config.out_dir or config.runs_root / _run_id(header)
-    done: set[tuple[str, int]] = set()
+    previous: list[CaseRecord] = []
     if config.resume:
-        done = _check_resume(run_dir, header)
+        previous = _check_resume(run_dir, header)
     elif (run_dir / RUN_FILE).exists():
         raise UserError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --out")
     header.run_id = run_dir.name
     write_header(run_dir, header)
-    return Prepared(run_dir, header, suites, scorers, model, done)
+    return Prepared(run_dir, header, suites, scorers, model, previous)
 
 
 def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]], model: Model) -> RunHeader:
@@ -105,10 +118,10 @@ def _run_id(header: RunHeader) -> str:
     return f"{stamp}-{slug[:60]}"
 
 
-def _check_resume(run_dir: Path, header: RunHeader) -> set[tuple[str, int]]:
-    """Completed (key, trial) pairs of an existing run; refuses when the run's identity changed."""
+def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
+    """The existing run's records, slimmed; refuses when the run's identity changed."""
     if not (run_dir / RUN_FILE).exists():
-        return set()
+        return []
     old = read_header(run_dir)
     for field_name in ("model", "harness_mode"):
         if getattr(old, field_name) != getattr(header, field_name):
@@ -119,4 +132,4 @@ def _check_resume(run_dir: Path, header: RunHeader) -> set[tuple[str, int]]:
         if suite.name in old_hashes and old_hashes[suite.name] != (suite.hash, suite.registry_hash):
             raise UserError(f"{run_dir}: cannot resume: suite {suite.name!r} or its tool registry changed "
                             "since the run started; start a new run")
-    return {r.record_id for r in read_records(run_dir) if r.status == "completed"}
+    return [slim_record(r) for r in iter_records(run_dir)]

@@ -75,9 +75,6 @@ class Trace(BaseModel):
     final_state: dict[str, Any] | None = None
     """Executor state after the episode, when the executor keeps state."""
 
-    def calls_before(self, index: int) -> list[TraceCall]:
-        return self.calls[:index]
-
 
 def trace_from_calls(calls: list[dict[str, Any]], *, final_text: str = "") -> Trace:
     """Build a trace from plain call dicts (e.g. stored golden paths) for offline scoring.

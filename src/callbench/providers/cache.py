@@ -8,7 +8,6 @@ an unchanged run is then answered from the cache without any request.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 import threading
@@ -16,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from callbench._hashing import canonical_json
 from callbench.errors import ConfigError
 from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.tool_memo import memo
@@ -58,13 +58,13 @@ def cache_key(
     digest = hashlib.sha256()
     # Length-prefixed parts: no two different requests can concatenate to the same bytes.
     parts = [
-        json.dumps(description, sort_keys=True, ensure_ascii=False, default=str),
+        canonical_json(description),
         *(m.model_dump_json() for m in messages),
         *(memo(t, "hash-json", _tool_json) for t in tools),
         settings.model_dump_json(exclude={"timeout_s"}),
         salt,
     ]
-    digest.update(f"v2|{len(messages)}|{len(tools)}".encode())
+    digest.update(f"v3|{len(messages)}|{len(tools)}".encode())
     for part in parts:
         data = part.encode()
         digest.update(len(data).to_bytes(8, "big") + data)
@@ -72,7 +72,7 @@ def cache_key(
 
 
 def _tool_json(tool: ToolContract) -> str:
-    return json.dumps(tool.hash_payload(), sort_keys=True, ensure_ascii=False, default=str)
+    return canonical_json(tool.hash_payload())
 
 
 class ResponseCache:

@@ -113,7 +113,7 @@ def replay_gold(suite: Any, case: Case) -> GoldStates | None:
     """Execute the expected steps in a fresh executor session; ``None`` when that is impossible."""
     if suite is None:
         return None
-    from callbench.harness.engine import resolve_executor
+    from callbench.executors.base import resolve_executor
 
     executor = resolve_executor(suite.executor_name(case))
     registry = suite.registry_for(case)

@@ -72,13 +72,17 @@ def score_tier(tier: Tier, case: Case, trace: Trace, registry: ToolRegistry) -> 
 
 def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool) -> Evaluation:
     instances, calls = expand(case), trace.calls
+    accepted: dict[int, set[str]] = {}
 
     def tools_of(inst: Instance) -> set[str]:
-        names = set(inst.step.tools)
-        if completion:
-            for name in list(names):
-                names |= registry.equivalents(name)
-        return names
+        # Computed once per instance: pairing asks this for every (instance, call) pair.
+        if inst.index not in accepted:
+            names = set(inst.step.tools)
+            if completion:
+                for name in list(names):
+                    names |= registry.equivalents(name)
+            accepted[inst.index] = names
+        return accepted[inst.index]
 
     def compatible(inst: Instance, call: TraceCall) -> bool:
         return call.tool in tools_of(inst)
