@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ async def run_episode(episode: Episode, model: ModelLike, session: ExecutorSessi
         begin_round = getattr(session, "begin_round", None)
         if begin_round is not None:  # executors that answer a turn's parallel calls together
             begin_round(round_index, turn.tool_calls)
-        new_calls = [_execute(episode, session, call, round_index) for call in turn.tool_calls]
+        new_calls = [await _execute(episode, session, call, round_index) for call in turn.tool_calls]
         observers.emit("on_round", case, info, new_calls)
         if _call_cap_reached(episode):
             trace.stop_reason = "max_calls"
@@ -98,7 +99,7 @@ def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
     trace.final_text = turn.text
 
 
-def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int) -> TraceCall:
+async def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int) -> TraceCall:
     trace = episode.trace
     record = TraceCall(index=len(trace.calls), call_id=call.id, round=round_index, tool=call.name,
                        arguments_raw=call.arguments_raw, arguments=call.arguments, parse_error=call.parse_error)
@@ -118,6 +119,8 @@ def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_i
     else:
         started = time.perf_counter()
         outcome = session.call(record.tool, record.arguments or {})
+        if inspect.isawaitable(outcome):  # sessions that wait on a service (e.g. a live LLM judge)
+            outcome = await outcome
         record.duration_ms = (time.perf_counter() - started) * 1000
         record.execution = "ok" if outcome.ok else "error"
     record.result = outcome.result
