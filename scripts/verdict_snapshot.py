@@ -103,9 +103,12 @@ def _index(path: Path) -> dict[tuple[str, ...], str]:
     return out
 
 
-def diff(old_path: Path, new_path: Path, show: int) -> int:
+def diff(old_path: Path, new_path: Path, show: int, only: str | None = None) -> int:
     """Print every changed verdict, grouped by suite and agent, with pass-count deltas."""
     old, new = _index(old_path), _index(new_path)
+    if only:
+        old = {k: v for k, v in old.items() if only in k[0]}
+        new = {k: v for k, v in new.items() if only in k[0]}
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     flips: Counter[tuple[str, str, str]] = Counter()
     for key in sorted(set(old) | set(new)):
@@ -143,9 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     compare.add_argument("old", type=Path)
     compare.add_argument("new", type=Path)
     compare.add_argument("--show", type=int, default=40, help="changed lines shown per suite and agent")
+    compare.add_argument("--only", dest="diff_only", help="compare only suites whose label contains this text")
     args = parser.parse_args(argv)
     if args.command == "diff":
-        return diff(args.old, args.new, args.show)
+        return diff(args.old, args.new, args.show, args.diff_only)
     take(args.out, args.codexomics, args.only)
     return 0
 
