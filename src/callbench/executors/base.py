@@ -43,7 +43,11 @@ class ExecutorSession(ABC):
     #   passed to call() instead of being rejected by the loop (the executor answers with its own text).
 
     def snapshot(self) -> dict[str, Any] | None:
-        """The final state after the episode, for state-comparison diagnostics (``None``: stateless)."""
+        """The state now, for state-comparison diagnostics (``None``: stateless).
+
+        Must be a detached value (see :func:`callbench.frozen.freeze`): later calls in the same session
+        must not change a snapshot already taken.
+        """
         return None
 
     def close(self) -> None:

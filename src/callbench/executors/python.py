@@ -9,6 +9,7 @@ from typing import Any
 
 from callbench.errors import ToolError
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.frozen import freeze
 from callbench.suites.base import Suite
 from callbench.suites.case import Case
 
@@ -57,8 +58,9 @@ class PythonSession(ExecutorSession):
         return ToolOutcome(ok=True, result=result)
 
     def snapshot(self) -> dict[str, Any] | None:
+        # Frozen here as well: a state object's snapshot() may hand out live references.
         snap = getattr(self.state, "snapshot", None)
-        return snap() if callable(snap) else None
+        return freeze(snap()) if callable(snap) else None
 
     def close(self) -> None:
         close = getattr(self.state, "close", None)

@@ -14,6 +14,7 @@ from typing import Any
 
 from callbench.domains.genomics.genome import DEFAULT_GENOME, Genome, data_dir, feature_dicts, parse_genome
 from callbench.errors import ToolError
+from callbench.frozen import freeze
 
 DATA_FOLDER = "data"
 INITIAL_VIEW = {"chromosome": "SYN01", "start": 35001, "end": 36000}
@@ -188,7 +189,8 @@ class Workspace:
 
     # -- snapshot ------------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
-        """JSON state for the final-state check (sequences summarised by hash and length)."""
+        """The state for the final-state check, as a detached immutable value (sequences summarised by
+        hash and length, written files by content hash). Everything a tool can change is in it."""
         seqs = {c: {"length": len(s), "sha256": hashlib.sha256(s.encode()).hexdigest()[:16]}
                 for c, s in self.sequences.items()}
         files = {}
@@ -196,14 +198,14 @@ class Workspace:
             full = self.root / rel
             if full.is_file():
                 files[rel] = hashlib.sha256(full.read_bytes()).hexdigest()[:16]
-        return {
+        return freeze({
             "genome": self.genome.name if self.genome else None, "sequences": seqs, "view": self.view,
             "selection": self.selection, "tracks": self.tracks, "track_settings": self.track_settings,
-            "tabs": [t["id"] for t in self.tabs], "active_tab": self.active_tab,
+            "tabs": self.tabs, "active_tab": self.active_tab, "windows": self.windows,
             "active_window": self.active_window, "highlights": self.highlights, "bookmarks": self.bookmarks,
-            "saved_views": sorted(self.saved_views), "annotations": self.annotations,
+            "saved_views": self.saved_views, "annotations": self.annotations,
             "pending_actions": self.actions, "clipboard": self.clipboard, "primers": self.primers,
             "blast_databases": sorted(self.blast_dbs), "tasks": self.tasks, "cwd": self.cwd,
             "export_settings": self.export_settings, "loaded_files": [f["path"] for f in self.loaded_files],
             "ui": self.ui, "files": files,
-        }
+        })

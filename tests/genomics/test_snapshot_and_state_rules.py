@@ -1,0 +1,53 @@
+"""State snapshots are detached values; state-match counts from the true initial state (verdict validity)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from callbench import api
+from callbench.domains.genomics.tools import marks, navigation, system, tracks
+from callbench.domains.genomics.workspace import Workspace
+from callbench.harness.trace import Trace
+from callbench.scoring.state_match import StateMatchScorer
+from callbench.suites.base import Suite
+
+
+def test_snapshot_is_detached_from_the_live_workspace(ws: Workspace) -> None:
+    before = ws.snapshot()
+    tracks.toggle_track(ws, trackName="variants", visible=True)
+    marks.highlight_region(ws, chromosome="SYN01", start=100, end=200)
+    assert before["tracks"]["variants"] is False
+    assert before["highlights"] == []
+    assert before != ws.snapshot()
+
+
+def test_snapshot_sees_tab_titles_saved_views_and_windows(ws: Workspace) -> None:
+    base = ws.snapshot()
+    ws.tabs[0]["title"] = "wrong title"
+    assert ws.snapshot()["tabs"] != base["tabs"]
+    navigation.save_view_state(ws, name="v1")
+    saved = ws.snapshot()
+    ws.saved_views["v1"]["view"] = {"chromosome": "SYN01", "start": 1, "end": 10}
+    assert ws.snapshot()["saved_views"] != saved["saved_views"]
+    ws.windows.append({"id": "window_2", "title": "Other"})
+    assert ws.snapshot()["windows"] != saved["windows"]
+
+
+def test_gold_replay_initial_state_is_the_true_initial_state(suite_all: Suite) -> None:
+    scorer = StateMatchScorer(suite_all)
+    case = next(c for c in suite_all.cases if c.id == "simple/toggle_variants_on") \
+        if any(c.id == "simple/toggle_variants_on" for c in suite_all.cases) else None
+    # Any track-toggling case will do: find one whose gold path calls toggle_track.
+    case = case or next(c for c in suite_all.cases if [s.tools[0] for s in c.expected] == ["toggle_track"])
+    states = scorer.gold_states(case)
+    assert states is not None and states.initial != states.final
+    assert scorer.score(case, Trace(final_state=states.initial)).details["gold_changes_state"] is True
+
+
+def test_refuse_leaves_every_state_unchanged(tmp_path: Path) -> None:
+    result = api.run("genomics", "refuse", tier=["state-match"], out_dir=tmp_path / "r", progress="quiet")
+    figures = result.summary["scorer_aggregates"]["state-match"]
+    assert figures["read_only_left_unchanged"] == figures["read_only_cases"]
+    assert figures["state_changing_matched"] == 0
+    # The state-changing workflows are the ones whose gold path changes something: well over 37.
+    assert figures["state_changing_cases"] >= 67
