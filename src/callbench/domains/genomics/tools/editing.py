@@ -111,7 +111,8 @@ def get_action_list(ws: Workspace) -> dict[str, Any]:
 @tool(CAT, "Show the action-queue panel (a view, no state change) and return its content.", read_only=True,
       keywords=("action panel", "show queue"))
 def show_action_list(ws: Workspace) -> dict[str, Any]:
-    return {"shown": True, "count": len(ws.actions), "actions": [a["id"] for a in ws.actions]}
+    # The panel's content is the queue itself, so this answers "what is waiting?" as get_action_list does.
+    return {"shown": True, "actions": list(ws.actions), "count": len(ws.actions)}
 
 
 @tool(CAT, "Discard every pending action. Asks for confirmation unless forced=true.",
