@@ -68,7 +68,8 @@ def verdict_lines(suite: str, agent: str, records: list[Any]) -> Iterator[str]:
             verdict = record.verdicts[name]
             codes = ",".join(sorted({r.code for r in verdict.reasons})) or "-"
             partial = "-" if verdict.partial is None else f"{verdict.partial:.4f}"
-            yield f"{head}\t{name}\t{str(verdict.passed).lower()}\t{codes}\t{partial}"
+            passed = str(verdict.passed).lower() if getattr(verdict, "applicable", True) else "n/a"
+            yield f"{head}\t{name}\t{passed}\t{codes}\t{partial}"
 
 
 def take(out: Path, codexomics: Path | None, only: str | None) -> None:

@@ -35,8 +35,8 @@ def test_snapshot_sees_tab_titles_saved_views_and_windows(ws: Workspace) -> None
 
 def test_gold_replay_initial_state_is_the_true_initial_state(suite_all: Suite) -> None:
     scorer = StateMatchScorer(suite_all)
-    case = next(c for c in suite_all.cases if c.id == "simple/toggle_variants_on") \
-        if any(c.id == "simple/toggle_variants_on" for c in suite_all.cases) else None
+    case = next(c for c in suite_all.cases if c.id == "simple/track_variants_on") \
+        if any(c.id == "simple/track_variants_on" for c in suite_all.cases) else None
     # Any track-toggling case will do: find one whose gold path calls toggle_track.
     case = case or next(c for c in suite_all.cases if [s.tools[0] for s in c.expected] == ["toggle_track"])
     states = scorer.gold_states(case)
@@ -51,3 +51,14 @@ def test_refuse_leaves_every_state_unchanged(tmp_path: Path) -> None:
     assert figures["state_changing_matched"] == 0
     # The state-changing workflows are the ones whose gold path changes something: well over 37.
     assert figures["state_changing_cases"] >= 67
+
+
+def test_state_match_is_not_applicable_with_a_stateless_executor(tmp_path: Path) -> None:
+    result = api.run("genomics", "oracle", tier=["task-completion-execution", "state-match"], executor="contract",
+                     case_ids=["simple/track_variants_on", "complex/cut_apply_undo"], out_dir=tmp_path / "r",
+                     progress="quiet")
+    figures = result.summary["tiers"]["state-match"]
+    assert figures["n"] == 0 and figures["accuracy"] is None and figures["n_not_applicable"] == 2
+    assert all(s["tier"] != "state-match" for s in result.summary["statistics"]["strata"])
+    verdict = result.records[0].verdicts["state-match"]
+    assert not verdict.applicable and not verdict.passed and verdict.rationale.startswith("not applicable")

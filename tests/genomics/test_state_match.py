@@ -59,7 +59,7 @@ def test_missing_step_leaves_a_different_state(tmp_path: Path) -> None:
 def test_not_applicable_without_a_final_state() -> None:
     suite = load_complex()
     verdict = StateMatchScorer(suite).score(suite.cases[0], Trace())
-    assert verdict.passed and verdict.details == {"applicable": False}
+    assert not verdict.applicable and not verdict.passed and verdict.details == {"applicable": False}
     assert "not applicable" in verdict.rationale
 
 

@@ -24,6 +24,9 @@ def summary_table(summary: dict[str, Any], title: str | None = None) -> Table:
     table.caption = "accuracy: strict pass rate over completed cases; errors: excluded infrastructure failures; " \
                     "*partial: mean diagnostic partial score, never a pass criterion"
     for name, figures in summary.get("tiers", {}).items():
+        if not figures["n"] and figures.get("n_not_applicable"):  # e.g. state-match on a stateless executor
+            table.add_row(name, "n/a", "n/a", "n/a", str(figures.get("n_error_excluded", 0)), "n/a")
+            continue
         table.add_row(name, str(figures["n"]), str(figures["passed"]), _pct(figures["accuracy"]),
                       str(figures.get("n_error_excluded", 0)), _pct(figures["mean_partial_diagnostic"]))
     return table

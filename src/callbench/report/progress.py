@@ -67,6 +67,8 @@ class RunTally:
             self.errors += 1
             return
         for tier, verdict in (record.get("verdicts") or {}).items():
+            if verdict.get("applicable") is False:
+                continue
             self.scored[tier] = self.scored.get(tier, 0) + 1
             self.passes[tier] = self.passes.get(tier, 0) + bool(verdict.get("passed"))
 

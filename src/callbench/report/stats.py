@@ -261,7 +261,8 @@ def record_view(record: Any) -> Record:
         return record
     view = {name: getattr(record, name, None) for name in _VIEW_FIELDS}
     view["verdicts"] = {
-        tier: {"passed": v.passed, "partial": v.partial} for tier, v in (getattr(record, "verdicts", None) or {}).items()
+        tier: {"passed": v.passed, "partial": v.partial, "applicable": v.applicable}
+        for tier, v in (getattr(record, "verdicts", None) or {}).items()
     }
     return view
 
@@ -270,8 +271,9 @@ def tiers_of(records: Iterable[Record]) -> list[str]:
     """Scoring tiers (scorer names) present in the records, in first-seen order."""
     seen: dict[str, None] = {}
     for rec in records:
-        for name in rec.get("verdicts") or {}:
-            seen.setdefault(name, None)
+        for name, verdict in (rec.get("verdicts") or {}).items():
+            if verdict.get("applicable") is not False:  # a scorer that judged nothing has no figures
+                seen.setdefault(name, None)
     return list(seen)
 
 
@@ -299,7 +301,7 @@ def strata(records: Iterable[Record]) -> dict[tuple[str, str], list[Record]]:
     for rec in recs:
         verdicts = rec.get("verdicts") or {}
         for tier in tiers:
-            if tier in verdicts or rec.get("status") == "error":
+            if (tier in verdicts and verdicts[tier].get("applicable") is not False) or rec.get("status") == "error":
                 out[(tier, harness_mode(rec))].append(rec)
     return dict(out)
 

@@ -54,8 +54,10 @@ def build_summary(header: RunHeader, records: list[CaseRecord], scorers: dict[st
 
 def tier_figures(name: str, completed: list[CaseRecord], n_error: int) -> dict[str, Any]:
     """Strict accuracy (over completed cases) with its breakdowns, and the diagnostic partial mean."""
-    scored = [r for r in completed if name in r.verdicts]
+    verdicts = [r for r in completed if name in r.verdicts]
+    scored = [r for r in verdicts if r.verdicts[name].applicable]
     out = _figures(scored, name)
+    out["n_not_applicable"] = len(verdicts) - len(scored)
     out["n_error_excluded"] = n_error
     out["by_suite"] = {k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.suite).items())}
     out["by_category"] = {k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.category).items())}
@@ -79,6 +81,8 @@ def qc_flags(records: list[CaseRecord]) -> list[dict[str, str]]:
     for r in records:
         ok_exec = any(c.execution == "ok" for c in r.trace.calls)
         for name, verdict in r.verdicts.items():
+            if not verdict.applicable:
+                continue
             if verdict.partial == 0 and ok_exec:
                 flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
                               "flag": "zero_partial_with_successful_execution"})

@@ -54,6 +54,9 @@ class Verdict(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     metrics: dict[str, float] = Field(default_factory=dict)
     """Extra per-case numbers a scorer aggregates (efficiency, call accuracy...)."""
+    applicable: bool = True
+    """False when the scorer cannot judge this case (e.g. state-match with a stateless executor): the
+    verdict is kept for the record but left out of every rate, and tables show "n/a"."""
 
     @property
     def codes(self) -> list[str]:

@@ -104,9 +104,9 @@ def _verdict_of(record: Any) -> Verdict | None:
 
 
 def _not_applicable(why: str) -> Verdict:
-    # Passed so that stateless runs do not read as failures; ``applicable`` says the check did not run.
-    return Verdict(scorer=NAME, passed=True, partial=None, rationale=f"not applicable: {why}",
-                   warnings=[why], details={"applicable": False}, metrics={"applicable": 0.0})
+    # Neither a pass nor a failure: the verdict is marked not applicable and left out of every rate.
+    return Verdict(scorer=NAME, passed=False, partial=None, rationale=f"not applicable: {why}",
+                   warnings=[why], details={"applicable": False}, metrics={"applicable": 0.0}, applicable=False)
 
 
 def replay_gold(suite: Any, case: Case) -> GoldStates | None:
