@@ -1,19 +1,59 @@
-"""Resolve a suite spec (a catalog name with options, or a path) to a loaded ``Suite``."""
+"""Resolve a suite spec (a catalog name with options, or a path) to a loaded ``Suite``.
+
+Resolution order, first match wins:
+
+1. a drive letter (``C:\\x``, ``C:/x``, ``C:x``) is a path;
+2. a registered catalog name before the first ``:`` is that catalog suite, so options may hold
+   paths (``dag:file=runs/tasks.jsonl``); a bare registered name (``starter``) is the catalog
+   suite unless a file or folder of that name exists;
+3. an existing file or folder is a path;
+4. ``name:...`` with a name-like prefix goes to the catalog (whose error suggests a close name);
+5. anything with ``/`` or ``\\`` or a suite-file suffix is a path.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from callbench._names import did_you_mean
 from callbench.catalog import catalog
 from callbench.errors import SuiteError
 from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.loader import load_suite_path
 
 PATH_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
+# One letter before the colon is a drive, never a catalog name, whatever a plugin registers.
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+
+
+def catalog_prefix(spec: str) -> str | None:
+    """The registered suite name that ``spec`` (``name`` or ``name:options``) starts with, else None."""
+    if _DRIVE.match(spec):
+        return None
+    name, colon, _ = spec.partition(":")
+    if name not in catalog().suites:
+        return None
+    if not colon and Path(spec).exists():
+        return None
+    return name
+
+
+def _reads_as_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or spec.endswith(PATH_SUFFIXES)
 
 
 def looks_like_path(spec: str) -> bool:
-    return "/" in spec or "\\" in spec or spec.endswith(PATH_SUFFIXES) or Path(spec).exists()
+    """True when ``spec`` names a file or folder rather than a catalog suite (see the module docstring)."""
+    if catalog_prefix(spec) is not None:
+        return False
+    if _DRIVE.match(spec) or Path(spec).exists():
+        return True
+    name, colon, _ = spec.partition(":")
+    if colon and _NAME.fullmatch(name):
+        return False
+    return _reads_as_path(spec)
 
 
 def load_suite(spec: str, *, data: str | Path | None = None, registry: str | Path | None = None,
@@ -25,7 +65,13 @@ def load_suite(spec: str, *, data: str | Path | None = None, registry: str | Pat
     if looks_like_path(spec):
         return load_suite_path(spec, registry=options.registry)
     name, _, rest = spec.partition(":")
-    factory = catalog().suites.get(name)
+    suites = catalog().suites
+    if name not in suites and _reads_as_path(spec):
+        # Either a missing file whose name holds a colon or a mistyped catalog name with a path
+        # option: say both in one line.
+        raise SuiteError(f"{spec}: suite file or folder not found, and {name!r} is not a registered suite"
+                         f"{did_you_mean(name, suites.names())}")
+    factory = suites.get(name)
     suite = factory(rest, options)
     if not isinstance(suite, Suite):
         raise SuiteError(f"suite {spec!r}: loader returned {type(suite).__name__}, not a Suite")
