@@ -3,7 +3,9 @@
 * **Success** (``strict``, default): the episode ended with an answer, the target function was
   executed with correct inputs, and the answer states the target value unambiguously. The
   official ``lenient`` rule (any standalone number equal to the value, and at least ``n_core``
-  calls) is selectable per suite (``scoring=lenient``) and recorded in every verdict.
+  calls) is selectable per suite (``scoring=lenient``) and recorded in every verdict. Both rules
+  are judged on every answer (``metrics.strict_success`` / ``metrics.lenient_success``), so the
+  aggregate reports the lenient rate beside the strict one whichever rule decides.
 * **Efficiency** = ``n_core / calls`` on successes (every call counts, invalid ones included).
 * Per call: node kind and failure class (recovered by replaying the episode through a fresh
   runtime, so stored runs re-score offline), the first failure, and calls spent on distractors.
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     from callbench.suites.case import Case
 
 NAME = "dag"
+RULES = ("strict", "lenient")
+"""Success rules: callbench's strict one (default) and the official lenient one."""
 
 
 def classify_calls(case: Case, trace: Trace) -> tuple[list[dict[str, Any]], DagRuntime]:
@@ -82,8 +86,10 @@ class DagScorer:
         n_core, calls = task.params.n_core, len(trace.calls)
         answered = trace.stop_reason == "answer"
         target_done = any(r["tool"] == task.target_node and r.get("correct") for r in rows)
-        passed, reasons = self._judge(rule, task.target_variable, task.target_value, trace, answered,
-                                      target_done, calls, n_core)
+        # Both rules are judged on every answer: the suite's rule decides, the other is reported beside it.
+        judged = {r: self._judge(r, task.target_variable, task.target_value, trace, answered, target_done,
+                                 calls, n_core) for r in RULES}
+        passed, reasons = judged[rule]
         failures = [r for r in rows if r["failure"] in FAILURE_CLASSES]
         first = failures[0] if failures else None
         kinds = Counter(r["node_kind"] for r in rows)
@@ -99,8 +105,10 @@ class DagScorer:
             "first_failure": first and {k: first[k] for k in ("index", "round", "tool", "failure", "cause")},
             "distractor_calls": {"conn": kinds.get("conn", 0), "dis": kinds.get("dis", 0)},
             "core_computed": len(core_done), "per_call": rows,
+            "strict_success": judged["strict"][0], "lenient_success": judged["lenient"][0],
         }
         metrics = _metrics(calls, kinds, failures, bool(cfg.get("restate", False)), rule)
+        metrics.update({f"{r}_success": float(judged[r][0]) for r in RULES})
         if passed:
             metrics["efficiency"] = n_core / calls
         partial = len(core_done) / n_core if passed else min(len(core_done) / n_core, 0.99)
@@ -233,8 +241,17 @@ def _row(setting: str, arm: str, outs: list[Outcome]) -> dict[str, Any]:
         "efficiency": sum(effs) / len(effs) if effs else None,
         "mean_calls": sum(o.metrics.get("calls", 0.0) for o in outs) / max(len(outs), 1),
         "rule": "lenient" if outs and outs[0].metrics.get("lenient_rule") else "strict",
+        "strict_rate": _rate(outs, "strict_success"), "lenient_rate": _rate(outs, "lenient_success"),
         "failure_counts": dict(failures), "first_failures": dict(firsts),
     }
+
+
+def _rate(outs: list[Outcome], metric: str) -> float | None:
+    """Share of ``outs`` passing under one rule; None when a record predates the metric."""
+    values = [o.metrics.get(metric) for o in outs]
+    if not values or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None) / len(values)
 
 
 def _interval(outs: list[Outcome]) -> Interval:
@@ -262,16 +279,31 @@ def _restatement(groups: dict[tuple[str, str], list[Outcome]]) -> dict[str, Any]
 
 
 def format_table(summary: Mapping[str, Any]) -> str:
-    """A plain-text table of :func:`aggregate` output."""
-    lines = [f"{'setting':<34} {'arm':<8} {'n':>4} {'success':>8} {'95% CI':>15} {'eff':>5} {'calls':>6}"]
+    """A plain-text table of :func:`aggregate` output.
+
+    ``success`` (with its interval) follows each suite's rule; ``strict`` and ``lenient`` are both
+    rules applied to the same answers, so a reader sees how much the official lenient match adds.
+    """
+    width = max([len("setting"), *(len(row["setting"]) for row in summary["rows"])])
+    lines = [f"{'setting':<{width}} {'arm':<7} {'n':>4} {'success':>7} {'95% CI':>12} {'strict':>6} {'lenient':>7} "
+             f"{'eff':>4} {'calls':>5}"]
     for row in summary["rows"]:
         eff = f"{row['efficiency']:.2f}" if row["efficiency"] is not None else "-"
-        ci = f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
-        lines.append(f"{row['setting']:<34} {row['arm']:<8} {row['n']:>4} {row['success_rate']:>8.2f} "
-                     f"{ci:>15} {eff:>5} {row['mean_calls']:>6.1f}")
+        ci = f"[{row['ci_low']:.2f},{row['ci_high']:.2f}]"
+        strict, lenient = (_pct(row.get(k)) for k in ("strict_rate", "lenient_rate"))
+        lines.append(f"{row['setting']:<{width}} {row['arm']:<7} {row['n']:>4} {row['success_rate']:>7.2f} "
+                     f"{ci:>12} {strict:>6} {lenient:>7} {eff:>4} {row['mean_calls']:>5.1f}")
+    rules = sorted({row["rule"] for row in summary["rows"]})
+    if rules:
+        lines.append(f"success follows the {'/'.join(rules)} rule; strict = explicit answer, target computed;")
+        lines.append("lenient = official rule: any number equals the value, >= n_core calls")
     eff = summary.get("restatement")
     if eff:
         d = eff["difference"]
         lines.append(f"restatement effect over {eff['n_pairs']} paired tasks: {d['estimate']:+.3f} "
                      f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={eff['mcnemar_p']:.3g})")
     return "\n".join(lines)
+
+
+def _pct(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.2f}"
