@@ -145,8 +145,8 @@ def test_primer_design_amplifies_the_target(ws: Workspace) -> None:
 
 def test_primer_properties_and_binding_sites(ws: Workspace) -> None:
     props = T["calculate_primer_properties"](ws, sequence="AGCGGATAACAATTTCACACAGGA")
-    # Defaults: 50 mM monovalent cations, 250 nM primer (typical PCR conditions).
-    assert props["tm"] == round(primer3.calc_tm("AGCGGATAACAATTTCACACAGGA", mv_conc=50, dna_conc=250), 2)
+    # Defaults: primer3's (50 mM monovalent cations, 1.5 mM Mg2+, 0.6 mM dNTPs, 50 nM primer), as design_primers.
+    assert props["tm"] == round(primer3.calc_tm("AGCGGATAACAATTTCACACAGGA", mv_conc=50, dna_conc=50), 2)
     assert props["length"] == 24
     probe = ws.subseq("SYN01", 30010, 30033)
     exact = T["find_primer_binding_sites"](ws, sequence=probe)

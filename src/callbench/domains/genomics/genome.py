@@ -33,7 +33,9 @@ class Feature:
     @property
     def name(self) -> str:
         q = dict(self.qualifiers)
-        return q.get("gene") or q.get("operon") or q.get("Name") or q.get("locus_tag") or self.id
+        # /label last: callbench's GenBank export names user annotations with it.
+        return (q.get("gene") or q.get("operon") or q.get("Name") or q.get("locus_tag") or q.get("label")
+                or self.id)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form used in tool results and snapshots."""

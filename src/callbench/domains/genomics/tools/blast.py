@@ -130,29 +130,47 @@ def blast_delete_database(ws: Workspace, dbName: str) -> dict[str, Any]:
 
 
 def search(entries: list[tuple[str, str]], query: str, kind: str, evalue: float, max_hits: int) -> list[dict[str, Any]]:
-    """Score the query against every entry (seeded for nucleotides) and keep hits under ``evalue``."""
-    al = aligner(kind)
-    lam, k = KARLIN[kind]
+    """Score the query against every entry (seeded for nucleotides) and keep hits under ``evalue``.
+
+    Nucleotide queries are searched on both strands, as blastn does: the reverse complement of the
+    query is aligned too and its hits carry ``strand: "minus"``. Coordinates stay 1-based with
+    ``subjectStart <= subjectEnd`` on either strand; protein hits have no strand.
+    """
+    strands = [("plus", query)]
+    if kind == "nucl":
+        strands.append(("minus", str(Seq(query).reverse_complement())))
     db_len = sum(len(s) for _, s in entries)
     hits = []
     for sid, subject in entries:
-        for s_from, s_to in _windows(query, subject, kind):
-            window = subject[s_from:s_to]
-            aln = al.align(query, window)[0]
-            bits = (lam * aln.score - math.log(k)) / math.log(2)
-            e = len(query) * db_len * 2 ** -bits
-            if e <= evalue:
-                s_begin, s_end = int(aln.aligned[1][0][0]), int(aln.aligned[1][-1][1])
-                ident = sum(a == b for a, b in zip(aln[0], aln[1]))
-                hits.append({"subject": sid, "score": float(aln.score), "bits": round(bits, 1), "evalue": float(f"{e:.3g}"),
-                             "identity": round(100 * ident / aln.shape[1], 1), "alignmentLength": int(aln.shape[1]),
-                             "subjectStart": s_from + s_begin + 1, "subjectEnd": s_from + s_end})
+        for strand, oriented in strands:
+            for hit in _hits_on(oriented, sid, subject, kind, db_len, evalue):
+                hits.append(hit if kind == "prot" else {**hit, "strand": strand})
     hits.sort(key=lambda h: (h["evalue"], -h["score"]))
     return hits[:max_hits]
 
 
+def _hits_on(query: str, sid: str, subject: str, kind: str, db_len: int, evalue: float) -> list[dict[str, Any]]:
+    """Hits of one query orientation against one subject, within ``evalue``."""
+    al = aligner(kind)
+    lam, k = KARLIN[kind]
+    out = []
+    for s_from, s_to in _windows(query, subject, kind):
+        aln = al.align(query, subject[s_from:s_to])[0]
+        bits = (lam * aln.score - math.log(k)) / math.log(2)
+        e = len(query) * db_len * 2 ** -bits
+        if e <= evalue:
+            s_begin, s_end = int(aln.aligned[1][0][0]), int(aln.aligned[1][-1][1])
+            ident = sum(a == b for a, b in zip(aln[0], aln[1]))
+            out.append({"subject": sid, "score": float(aln.score), "bits": round(bits, 1),
+                        "evalue": float(f"{e:.3g}"), "identity": round(100 * ident / aln.shape[1], 1),
+                        "alignmentLength": int(aln.shape[1]), "subjectStart": s_from + s_begin + 1,
+                        "subjectEnd": s_from + s_end})
+    return out
+
+
 def _windows(query: str, subject: str, kind: str) -> list[tuple[int, int]]:
-    """Subject windows worth aligning: whole protein, or around shared 11-mers for DNA (both strands in query)."""
+    """Subject windows worth aligning: the whole subject when it is a protein or short, else the regions
+    around 11-mers shared with this orientation of the query (the caller passes each strand)."""
     if kind == "prot" or len(subject) <= 4 * len(query):
         return [(0, len(subject))]
     kmers = {query[i:i + 11] for i in range(len(query) - 10)}
@@ -172,7 +190,8 @@ def _windows(query: str, subject: str, kind: str) -> list[tuple[int, int]]:
     return out
 
 
-@tool(CAT, "Search a local database (blastn for DNA, blastp for protein). Results are kept for filtering/export.",
+@tool(CAT, "Search a local database (blastn for DNA, both strands; blastp for protein). Nucleotide hits give "
+      "strand plus/minus with subjectStart <= subjectEnd. Results are kept for filtering/export.",
       params={"sequence": string("Query sequence", minLength=5), "database": DB,
               "blastType": enum("Program", ["blastn", "blastp", "blastx", "tblastn"], default="blastn"),
               "evalue": number("E-value cutoff", default=10, minimum=0),
@@ -218,7 +237,7 @@ def blast_filter_results(ws: Workspace, resultId: str, minIdentity: float = 0, m
     return _store(ws, {**res, "hits": hits, "filteredFrom": resultId})
 
 
-@tool(CAT, "Write a stored BLAST result to a file (tabular like outfmt 6, or JSON).",
+@tool(CAT, "Write a stored BLAST result to a file (tabular like outfmt 6, minus-strand hits end first; or JSON).",
       params={"resultId": string("Result id"), "filename": FILE,
               "format": enum("Format", ["tabular", "json"], default="tabular")},
       required=("resultId", "filename"), keywords=("save hits", "export blast"),
@@ -232,9 +251,17 @@ def blast_export_results(ws: Workspace, resultId: str, filename: str, format: st
     if format == "json":
         text = json.dumps(hits, indent=1) + "\n"
     else:
-        text = "".join(f"query\t{h['subject']}\t{h['identity']}\t{h['alignmentLength']}\t{h['subjectStart']}\t"
-                       f"{h['subjectEnd']}\t{h['evalue']}\t{h['bits']}\n" for h in hits)
+        text = "".join(_tabular_row(h) for h in hits)
     return {"filePath": ws.write_file(filename, text), "hits": len(hits)}
+
+
+def _tabular_row(hit: dict[str, Any]) -> str:
+    """One outfmt-6-like line; as in BLAST's tabular output, a minus-strand hit is written end first."""
+    s_start, s_end = hit["subjectStart"], hit["subjectEnd"]
+    if hit.get("strand") == "minus":
+        s_start, s_end = s_end, s_start
+    return (f"query\t{hit['subject']}\t{hit['identity']}\t{hit['alignmentLength']}\t{s_start}\t{s_end}\t"
+            f"{hit['evalue']}\t{hit['bits']}\n")
 
 
 @tool("system_ui", "Whether the local BLAST engine is available (the built-in aligner always is).",

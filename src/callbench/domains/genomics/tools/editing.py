@@ -16,7 +16,51 @@ EDITORS = ("replace_sequence", "delete_sequence", "insert_sequence", "copy_seque
 QUEUE_NOTE = " The edit is queued; run execute_actions to apply queued edits."
 
 
+RANGE_EDITS = ("replace", "delete", "cut")  # act on bases start..end
+POINT_EDITS = ("insert", "paste")  # act on the gap before ``start`` (stored with end = start - 1)
+
+
+def _describe(action: dict[str, Any]) -> str:
+    where = f"{action['chromosome']}:{action['start']}"
+    if action["type"] in POINT_EDITS:
+        return f"{action['type']} before {where}"
+    return f"{action['type']} {where}-{action['end']}"
+
+
+def _overlaps(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two queued edits touch the same bases, so applying both has no single meaning.
+
+    Two ranges overlap when they share a base; an insertion overlaps a range when its gap lies strictly
+    inside it (inserting right before the first or right after the last base is well defined). Two
+    insertions never overlap: at one position they are applied in queue order."""
+    if a["chromosome"] != b["chromosome"]:
+        return False
+    if a["type"] in POINT_EDITS and b["type"] in POINT_EDITS:
+        return False
+    if a["type"] in POINT_EDITS:
+        a, b = b, a
+    if b["type"] in POINT_EDITS:
+        return a["start"] < b["start"] <= a["end"]
+    return a["start"] <= b["end"] and b["start"] <= a["end"]
+
+
+def _refuse_overlap(ws: Workspace, new: dict[str, Any]) -> None:
+    """Refuse an edit that overlaps one already queued (a copy is no edit and never conflicts).
+
+    Every queued edit uses the coordinates of the sequence as it is before execute_actions; an edit
+    overlapping another would have to be placed in a sequence the other one already changed, which is
+    ambiguous, so it is refused with the conflict named instead of silently mangling the sequence."""
+    if new["type"] == "copy":
+        return
+    for queued in ws.actions:
+        if queued["type"] != "copy" and _overlaps(queued, new):
+            raise ToolError(f"{_describe(new)} overlaps queued {queued['id']} ({_describe(queued)}): queued edits "
+                            "all use the coordinates from before execute_actions, so overlapping edits are "
+                            "ambiguous; run execute_actions first, or clear_actions and queue one combined edit")
+
+
 def _queue(ws: Workspace, kind: str, chrom: str, start: int, end: int, sequence: str = "") -> dict[str, Any]:
+    _refuse_overlap(ws, {"type": kind, "chromosome": chrom, "start": start, "end": end})
     action = {"id": ws.next_id("action"), "type": kind, "chromosome": chrom, "start": start, "end": end,
               "sequence": sequence, "status": "pending"}
     ws.actions.append(action)
@@ -26,6 +70,7 @@ def _queue(ws: Workspace, kind: str, chrom: str, start: int, end: int, sequence:
 def _to_clipboard(ws: Workspace, kind: str, chromosome: str | None, start: int, end: int) -> dict[str, Any]:
     """Copy a region to the clipboard and record the copy/cut in the queue."""
     chrom, s, e = ws.region(chromosome, start, end)
+    _refuse_overlap(ws, {"type": kind, "chromosome": chrom, "start": s, "end": e})  # before the clipboard changes
     ws.clipboard = {"chromosome": chrom, "start": s, "end": e, "sequence": ws.subseq(chrom, s, e)}
     return _queue(ws, kind, chrom, s, e)
 
@@ -78,15 +123,20 @@ def paste_sequence(ws: Workspace, position: int, chromosome: str | None = None) 
     return _queue(ws, "paste", chrom, s, s - 1, ws.clipboard["sequence"])
 
 
-@tool(CAT, "Apply every queued edit (highest position first, so coordinates stay valid). With auto_save the "
-      "edited genome is also written as GenBank to `filename`.",
+@tool(CAT, "Apply every queued edit. Queued coordinates all refer to the sequence before this call (edits run "
+      "from the highest position down; overlapping edits are refused when queued; insertions at one position keep "
+      "their queue order). With auto_save the edited genome is also written as GenBank to `filename`.",
       params={"auto_save": boolean("Write the edited genome to a file", default=False),
               "filename": string("GenBank file to write when auto_save is true")},
       follow_up_of=EDITORS, keywords=("apply edits", "commit changes", "run queue"),
       result={"executed": integer("Actions applied")})
 def execute_actions(ws: Workspace, auto_save: bool = False, filename: str | None = None) -> dict[str, Any]:
-    edits = [a for a in ws.actions if a["type"] != "copy"]
-    for action in sorted(edits, key=lambda a: (a["chromosome"], a["start"]), reverse=True):
+    edits = [(i, a) for i, a in enumerate(ws.actions) if a["type"] != "copy"]
+    # Highest position first. At one position a range edit goes before an insertion (which then lands in
+    # front of the edited range) and later insertions before earlier ones (so queue order is kept).
+    order = sorted(edits, key=lambda ia: (ia[1]["chromosome"], ia[1]["start"], ia[1]["type"] in RANGE_EDITS, ia[0]),
+                   reverse=True)
+    for _, action in order:
         seq = ws.sequences[action["chromosome"]]
         ws.undo_stack.append({"chromosome": action["chromosome"], "sequence": seq})
         new = "" if action["type"] in ("delete", "cut") else action["sequence"]

@@ -54,7 +54,31 @@ def export_fasta_sequence(ws: Workspace, filename: str, chromosome: str | None =
     return {"filePath": path, "records": len(chroms)}
 
 
-@tool(CAT, "Export the genome with its features (including user annotations and executed edits) as GenBank.",
+# Keys of a feature dict that are its location or workspace bookkeeping, not GenBank qualifiers.
+NOT_QUALIFIERS = {"id", "type", "name", "chromosome", "start", "end", "strand", "source", "description"}
+# Qualifiers a reload derives a feature's name from (genome.Feature.name), in that order.
+NAME_QUALIFIERS = ("gene", "operon", "Name", "locus_tag", "label")
+
+
+def genbank_qualifiers(feature: dict[str, Any]) -> dict[str, list[str]]:
+    """GenBank qualifiers of a feature dict: every loaded qualifier (gene, locus_tag, product, note,
+    translation, ...), a user annotation's description as a note, and a /label carrying the name when
+    no name qualifier already does, so names survive an export and reload."""
+    quals: dict[str, list[str]] = {}
+    if feature.get("description"):
+        quals["note"] = [str(feature["description"])]
+    for key, value in feature.items():
+        if key in NOT_QUALIFIERS or value is None or value == "" or isinstance(value, (dict, list)):
+            continue
+        quals.setdefault(key, []).append(str(value))
+    named_by = next((quals[k][0] for k in NAME_QUALIFIERS if k in quals), None)
+    if named_by != feature["name"] and feature["name"] != feature.get("id"):
+        quals["label"] = [str(feature["name"])]
+    return quals
+
+
+@tool(CAT, "Export the genome with its features (including user annotations and executed edits) as GenBank, "
+      "keeping their qualifiers (gene, locus_tag, product, note, translation, ...; names as /label).",
       params={"filename": FILE}, required=("filename",), keywords=("save genbank", "gbk"),
       follow_up_of=("execute_actions",), result=WRITTEN)
 def export_genbank_format(ws: Workspace, filename: str) -> dict[str, Any]:
@@ -67,7 +91,7 @@ def export_genbank_format(ws: Workspace, filename: str) -> dict[str, Any]:
     records = []
     for chrom, seq in ws.sequences.items():
         feats = [SeqFeature(FeatureLocation(f["start"] - 1, min(f["end"], len(seq)), 1 if f["strand"] == "+" else -1),
-                            type=f["type"], qualifiers={"label": [f["name"]]})
+                            type=f["type"], qualifiers=genbank_qualifiers(f))
                  for f in ws.features() if f["chromosome"] == chrom and f["start"] <= len(seq)]
         rec = SeqRecord(Seq(seq), id=chrom, name=chrom, description=f"{chrom} exported by callbench", features=feats)
         rec.annotations["molecule_type"] = "DNA"

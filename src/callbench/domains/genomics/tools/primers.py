@@ -23,11 +23,27 @@ from callbench.domains.genomics.workspace import Workspace
 from callbench.errors import ToolError
 
 CAT = "primer_design"
+# One set of PCR conditions for every Tm and dG in this module (primer3's own defaults), so a primer
+# gets the same Tm from design_primers, calculate_primer_properties and save_primer.
+MONOVALENT_MM, DIVALENT_MM, DNTP_MM, OLIGO_NM = 50.0, 1.5, 0.6, 50.0
+CONDITIONS_TEXT = (f"Tm by primer3 nearest-neighbour thermodynamics (SantaLucia) at {MONOVALENT_MM:g} mM Na+/K+, "
+                   f"{DIVALENT_MM:g} mM Mg2+, {DNTP_MM:g} mM dNTPs and {OLIGO_NM:g} nM oligo")
 PRIMER = {"type": "object", "properties": {"sequence": SEQ, "tm": number("Tm"),
                                            "genomicStart": integer("1-based genomic start")}}
 
 
-@tool(CAT, "Design a PCR primer pair (primer3) amplifying a genome target region.",
+def tm_conditions(monovalent_mm: float = MONOVALENT_MM, oligo_nm: float = OLIGO_NM) -> dict[str, Any]:
+    """The conditions a Tm was computed for, as reported in tool results."""
+    return {"monovalentMm": float(monovalent_mm), "divalentMm": DIVALENT_MM, "dntpMm": DNTP_MM,
+            "oligoNm": float(oligo_nm), "method": "primer3 nearest-neighbour (SantaLucia 1998)"}
+
+
+def _thermo(monovalent_mm: float = MONOVALENT_MM, oligo_nm: float = OLIGO_NM) -> dict[str, float]:
+    """Keyword arguments of primer3's calc_* functions for these conditions."""
+    return {"mv_conc": monovalent_mm, "dv_conc": DIVALENT_MM, "dntp_conc": DNTP_MM, "dna_conc": oligo_nm}
+
+
+@tool(CAT, "Design a PCR primer pair (primer3) amplifying a genome target region. " + CONDITIONS_TEXT + ".",
       params={"chromosome": CHROM, "targetStart": START, "targetEnd": END,
               "productMinSize": integer("Minimum product size (bp)", default=100, minimum=50),
               "productMaxSize": integer("Maximum product size (bp)", default=1000, minimum=60),
@@ -52,13 +68,16 @@ def design_primers(ws: Workspace, targetStart: int, targetEnd: int, chromosome: 
             {"PRIMER_NUM_RETURN": numPairs, "PRIMER_OPT_TM": optimalTm, "PRIMER_MIN_TM": optimalTm - 3,
              "PRIMER_MAX_TM": optimalTm + 3, "PRIMER_OPT_SIZE": primerLength,
              "PRIMER_MIN_SIZE": max(15, primerLength - 3), "PRIMER_MAX_SIZE": min(35, primerLength + 3),
-             "PRIMER_PRODUCT_SIZE_RANGE": [[productMinSize, productMaxSize]]})
+             "PRIMER_PRODUCT_SIZE_RANGE": [[productMinSize, productMaxSize]],
+             "PRIMER_SALT_MONOVALENT": MONOVALENT_MM, "PRIMER_SALT_DIVALENT": DIVALENT_MM,
+             "PRIMER_DNTP_CONC": DNTP_MM, "PRIMER_DNA_CONC": OLIGO_NM})
     except OSError as exc:  # primer3 reports impossible settings this way
         raise ToolError(f"primer3 rejected the request: {exc}") from None
     if not result.get("PRIMER_PAIR_NUM_RETURNED"):
         raise ToolError("primer3 found no acceptable pair: " + result.get("PRIMER_PAIR_EXPLAIN", ""))
     pairs = [_pair(result, i, ts) for i in range(result["PRIMER_PAIR_NUM_RETURNED"])]
-    return {"chromosome": chrom, "target": {"start": s, "end": e}, **pairs[0], "pairs": pairs}
+    return {"chromosome": chrom, "target": {"start": s, "end": e}, **pairs[0], "pairs": pairs,
+            "tmConditions": tm_conditions()}
 
 
 def _pair(result: dict[str, Any], i: int, offset: int) -> dict[str, Any]:
@@ -75,30 +94,32 @@ def _pair(result: dict[str, Any], i: int, offset: int) -> dict[str, Any]:
     }
 
 
-@tool(CAT, "Properties of a primer: length, GC%, Tm (nearest-neighbour), hairpin and self-dimer dG.",
+@tool(CAT, "Properties of a primer: length, GC%, Tm, hairpin and self-dimer dG. " + CONDITIONS_TEXT
+      + " unless naConc / primerConc say otherwise: the conditions design_primers and save_primer use.",
       params={"sequence": SEQ, "naConc": number("Monovalent cation concentration (mM)", default=50, minimum=0),
-              "primerConc": number("Primer concentration (nM)", default=250, minimum=0)},
+              "primerConc": number("Primer (oligo) concentration (nM)", default=50, minimum=0)},
       required=("sequence",), read_only=True, keywords=("melting temperature", "Tm", "hairpin", "primer"),
       result={"tm": number("Tm"), "gcPercent": number("GC%")})
-def calculate_primer_properties(ws: Workspace, sequence: str, naConc: float = 50,
-                                primerConc: float = 250) -> dict[str, Any]:
+def calculate_primer_properties(ws: Workspace, sequence: str, naConc: float = MONOVALENT_MM,
+                                primerConc: float = OLIGO_NM) -> dict[str, Any]:
     seq = clean_dna(sequence)
     if len(seq) > 60:
         raise ToolError("primers longer than 60 nt are not supported")
+    thermo = _thermo(naConc, primerConc)
     return {"sequence": seq, "length": len(seq), "gcPercent": round(100 * gc_fraction(seq), 2),
-            "tm": round(primer3.calc_tm(seq, mv_conc=naConc, dna_conc=primerConc), 2),
-            "hairpinDg": round(primer3.calc_hairpin(seq).dg / 1000, 2),
-            "selfDimerDg": round(primer3.calc_homodimer(seq).dg / 1000, 2), "gcClamp": seq[-2:].count("G")
-            + seq[-2:].count("C")}
+            "tm": round(primer3.calc_tm(seq, **thermo), 2),
+            "hairpinDg": round(primer3.calc_hairpin(seq, **thermo).dg / 1000, 2),
+            "selfDimerDg": round(primer3.calc_homodimer(seq, **thermo).dg / 1000, 2), "gcClamp": seq[-2:].count("G")
+            + seq[-2:].count("C"), "tmConditions": tm_conditions(naConc, primerConc)}
 
 
-@tool(CAT, "Heterodimer dG and Tm of two primers (do they anneal to each other?).",
+@tool(CAT, "Heterodimer dG and Tm of two primers (do they anneal to each other?). " + CONDITIONS_TEXT + ".",
       params={"primer1": SEQ, "primer2": SEQ}, required=("primer1", "primer2"), read_only=True,
       keywords=("primer dimer", "cross-dimer"))
 def check_primer_dimer(ws: Workspace, primer1: str, primer2: str) -> dict[str, Any]:
-    res = primer3.calc_heterodimer(clean_dna(primer1), clean_dna(primer2))
+    res = primer3.calc_heterodimer(clean_dna(primer1), clean_dna(primer2), **_thermo())
     return {"dg": round(res.dg / 1000, 2), "tm": round(res.tm, 2), "structureFound": bool(res.structure_found),
-            "risky": res.dg / 1000 < -9}
+            "risky": res.dg / 1000 < -9, "tmConditions": tm_conditions()}
 
 
 @tool(CAT, "Exact and near-exact binding sites of a primer on both strands of the loaded genome.",
@@ -136,16 +157,18 @@ def _scan(text: str, query: str, max_mm: int) -> list[tuple[int, int]]:
     return sorted(found.items())
 
 
-@tool(CAT, "Save a primer to the primer library.",
+@tool(CAT, "Save a primer to the primer library. Unless tm is given it is computed: " + CONDITIONS_TEXT + ".",
       params={"name": string("Primer name"), "sequence": SEQ, "notes": string("Notes"),
               "tm": number("Tm (degrees C), if known")},
       required=("name", "sequence"), keywords=("store primer", "primer library", "add primer"))
 def save_primer(ws: Workspace, name: str, sequence: str, notes: str = "", tm: float | None = None) -> dict[str, Any]:
     seq = clean_dna(sequence)
     entry = {"name": name, "sequence": seq, "length": len(seq),
-             "tm": tm if tm is not None else round(primer3.calc_tm(seq), 2), "notes": notes}
+             "tm": tm if tm is not None else round(primer3.calc_tm(seq, **_thermo()), 2), "notes": notes}
     ws.primers[name] = entry
-    return {"saved": name, "primerCount": len(ws.primers), **entry}
+    # A Tm given by the caller has unknown conditions: say so rather than claim ours.
+    return {"saved": name, "primerCount": len(ws.primers), **entry,
+            "tmConditions": tm_conditions() if tm is None else None}
 
 
 @tool(CAT, "List the primers in the primer library.", read_only=True, keywords=("saved primers",))
