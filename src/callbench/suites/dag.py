@@ -252,7 +252,10 @@ def build_case(task: DagTask, episode: EpisodeOptions) -> Case:
         # The graph is the statistical unit: its trials and both restatement arms form one cluster.
         # (Clustering by setting would give a zero-width interval for a one-setting run.)
         template=f"{task.params.setting}-s{task.params.seed}",
-        metadata={"setting": task.params.setting, "arm": arm, "seed": task.params.seed, "dag": task.metadata},
+        # task_key: both restatement arms are one task; seeded agents (noisy) draw per task so the
+        # paired arm comparison is not confounded by different draws.
+        metadata={"setting": task.params.setting, "arm": arm, "seed": task.params.seed, "task_key": task.id,
+                  "dag": task.metadata},
     )
 
 

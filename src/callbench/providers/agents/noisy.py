@@ -1,7 +1,9 @@
 """The ``noisy:SEED[:MUTATION]`` agent: the gold path with one seeded mistake per case.
 
 Each mistake is one a real model makes; the evaluator must catch every one with the right reason
-code. Without a forced mutation, a seeded draw picks one (or none, about one case in four).
+code. Without a forced mutation, a seeded draw picks one (or none, about one case in four). The
+draw is per case, except that cases naming the same ``metadata["task_key"]`` (arms of one task)
+share it (see :func:`draw_key`).
 """
 
 from __future__ import annotations
@@ -40,9 +42,20 @@ class NoisyAgent(Provider):
         raise ConfigError("the noisy agent must be bound to a case with for_case()")
 
     def for_case(self, case: Case) -> Provider:
-        rng = random.Random(int(sha256_of(f"{self.seed}:{case.key}")[:16], 16))
+        rng = random.Random(int(sha256_of(f"{self.seed}:{draw_key(case)}")[:16], 16))
         choice = self.mutation or rng.choice(MUTATIONS + ("none", "none", "none"))
         return MutatingPlayer(case, choice, rng)
+
+
+def draw_key(case: Case) -> str:
+    """What the mistake is drawn from: the case key, or ``suite:task_key`` for cases that declare one.
+
+    Cases sharing ``metadata["task_key"]`` are arms of one underlying task (the DAG suite's
+    restatement arms): they must get the same mistake, or a paired arm comparison would measure
+    the draw instead of the arm. A task key equal to the case id draws exactly as the case key.
+    """
+    task_key = case.metadata.get("task_key")
+    return f"{case.suite}:{task_key}" if isinstance(task_key, str) and task_key else case.key
 
 
 class MutatingPlayer(PlanPlayer):
