@@ -16,6 +16,7 @@ from callbench.harness.validate import check_call
 from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.suites.case import Case
 from callbench.tools.contract import ToolContract
+from callbench.tools.registry import ToolRegistry
 
 
 class ModelLike(Protocol):
@@ -35,11 +36,17 @@ class Episode:
     system_prompt: str
     trace: Trace = field(default_factory=Trace)
     messages: list[Message] = field(default_factory=list)
+    registry: ToolRegistry | None = None
+    """The case's registry, for declared equivalents (default: one built from the offered tools)."""
 
     def __post_init__(self) -> None:
         self.offered_by_name = {t.name: t for t in self.offered}
         self.call_only_tools = {tool for s in self.case.expected if s.call_only for tool in s.tools}
         self.expected = self.case.expected_tools()
+        registry = self.registry if self.registry is not None else ToolRegistry(self.offered)
+        # What counts as progress for the oracle-assisted nudge: a step's tools or a declared equivalent.
+        self.accepted = [sorted({*alts, *(e for name in alts for e in registry.equivalents(name))})
+                         for alts in self.expected]
         system = self.case.system if self.case.system is not None else self.system_prompt
         self.messages = ([Message.system(system)] if system else []) + self.case.start_messages()
 
@@ -163,7 +170,7 @@ def _nudge(episode: Episode, info: RoundInfo, rounds_left: bool) -> bool:
     if not (episode.policy.discloses_step_count and rounds_left):
         return False
     total = len(episode.expected)
-    done = covered_count(episode.expected, [c.tool for c in episode.trace.calls])
+    done = covered_count(episode.accepted, [c.tool for c in episode.trace.calls])
     if done >= total:
         return False
     text = ORACLE_NUDGE.format(done=done, total=total, missing=total - done)
@@ -173,7 +180,8 @@ def _nudge(episode: Episode, info: RoundInfo, rounds_left: bool) -> bool:
 
 
 def covered_count(expected: list[list[str]], called: list[str]) -> int:
-    """Expected call instances covered by distinct calls, by tool name (order ignored)."""
+    """Expected call instances covered by distinct calls, by tool name (order ignored); ``expected``
+    lists the accepted names per instance (alternatives and declared equivalents)."""
     remaining = list(called)
     done = 0
     for alternatives in expected:

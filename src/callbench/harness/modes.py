@@ -13,8 +13,10 @@ HARNESS_MODES: tuple[HarnessMode, ...] = ("production-parity", "oracle-assisted"
 PRODUCTION_ROUND_BUDGET = 10
 ORACLE_EXTRA_ROUNDS = 4
 
+# The application's text also claims that repeating a step "will be rejected"; the harness executes
+# every valid call (cases may ask for the same call several times), so that claim is left out.
 CONTINUATION_GUIDANCE = (
-    "These steps are done. Calling one of them again with the same parameters will be rejected. "
+    "These steps are done. Do not repeat a step that is already done unless the request asks for it again. "
     "If the request has remaining steps, emit the next tool call(s); otherwise reply with the final answer."
 )
 

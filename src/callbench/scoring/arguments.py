@@ -121,17 +121,24 @@ def _match_object(expected: dict[str, Any], actual: dict[str, Any], ctx: MatchCo
 
 def _match_alternative_key(key: str, expected: Any, actual: dict[str, Any], options: list[list[str]],
                            ctx: MatchContext, path: str) -> list[Mismatch] | None:
-    """A documented alternative key set stands in for a missing key. None/[] = satisfied."""
+    """A documented alternative key set stands in for a missing key. None/[] = satisfied.
+
+    A single alternative key is compared by value; a wrong value there is an ``argument_mismatch``
+    (the model gave the parameter, under another documented name, with the wrong value).
+    """
+    wrong: list[Mismatch] = []
     for keys in options:
         if not all(is_concrete(actual.get(k, MISSING)) for k in keys):
             continue
-        if len(keys) == 1 and not match_value(expected, actual[keys[0]], ctx, path):
-            ctx.notes.append(f"{path}: satisfied by alternative key '{keys[0]}'")
-            return []
         if len(keys) > 1:
             ctx.notes.append(f"{path}: satisfied by alternative keys {keys}")
             return []
-    return [Mismatch(path, "argument_missing", expected, MISSING)]
+        problems = match_value(expected, actual[keys[0]], ctx, path)
+        if not problems:
+            ctx.notes.append(f"{path}: satisfied by alternative key '{keys[0]}'")
+            return []
+        wrong = wrong or [Mismatch(path, "argument_mismatch", expected, actual[keys[0]])]
+    return wrong or [Mismatch(path, "argument_missing", expected, MISSING)]
 
 
 def _match_alternatives(options: list[Any], actual: Any, ctx: MatchContext, path: str) -> list[Mismatch]:

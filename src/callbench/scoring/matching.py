@@ -44,9 +44,9 @@ ArgsOk = Callable[[Instance, TraceCall], bool]
 
 
 def best_assignment(instances: list[Instance], calls: list[TraceCall], compatible: Compatible,
-                    args_ok: ArgsOk) -> dict[int, int]:
-    """Order-free maximum matching (instance index -> call index), preferring argument matches
-    and, among equals, calls in listed order."""
+                    args_ok: ArgsOk, succeeded: ArgsOk | None = None) -> dict[int, int]:
+    """Order-free maximum matching (instance index -> call index), preferring argument matches,
+    then (with ``succeeded``) calls that executed successfully, and, among equals, listed order."""
     if not instances or not calls:
         return {}
     size_i, size_c = len(instances), len(calls)
@@ -54,8 +54,10 @@ def best_assignment(instances: list[Instance], calls: list[TraceCall], compatibl
     for i, inst in enumerate(instances):
         for c, call in enumerate(calls):
             if compatible(inst, call):
-                # Tool match dominates, argument match next, then a tiny bonus for matching in order.
-                gain[i, c] = 100.0 + (10.0 if args_ok(inst, call) else 0.0) - abs(i - c) * 1e-3
+                # Tool match dominates, argument match next, then success, then a tiny bonus for order.
+                gain[i, c] = 100.0 + (10.0 if args_ok(inst, call) else 0.0) - abs(i - c) * 1e-4
+                if succeeded is not None and succeeded(inst, call):
+                    gain[i, c] += 1.0
     rows, cols = linear_sum_assignment(-gain)
     return {int(r): int(c) for r, c in zip(rows, cols) if gain[r, c] > 0}
 

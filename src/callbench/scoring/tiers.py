@@ -17,12 +17,13 @@ from typing import Any, Literal
 
 from callbench.harness.trace import Trace, TraceCall
 from callbench.scoring.answer import answer_problem
-from callbench.scoring.arguments import MatchContext, Mismatch, match_arguments
+from callbench.scoring.arguments import MISSING, MatchContext, Mismatch, match_arguments, match_value
 from callbench.scoring.base import Reason, Verdict, one_line
 from callbench.scoring.matching import Instance, best_assignment, expand, sequence_assignment
 from callbench.scoring.partial import partial_score
-from callbench.scoring.refs import ref_resolver
-from callbench.suites.case import Case
+from callbench.scoring.refs import follow_path, ref_resolver
+from callbench.suites.case import DSL_KEYS, Case
+from callbench.tools.contract import FollowUp
 from callbench.tools.registry import ToolRegistry
 
 Tier = Literal["native-function-contract", "real-tool-execution", "task-completion-execution"]
@@ -90,29 +91,114 @@ def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool
     # Without execution evidence anywhere, a $ref cannot be checked; the contract tier then accepts
     # any concrete value (and says so) instead of failing the call for want of a result.
     lenient = not any(c.execution == "ok" for c in calls)
-    cache: dict[tuple[int, int], list[Mismatch]] = {}
-    notes: list[str] = []
 
-    def mismatches(inst: Instance, call: TraceCall) -> list[Mismatch]:
-        key = (inst.index, call.index)
-        if key not in cache:
-            ctx = MatchContext(ref_resolver(case, calls, call.index, completion, registry), lenient)
-            alt = _alternative_keys(registry, call.tool) if completion else None
-            cache[key] = match_arguments(inst.step.arguments, call.arguments, ctx, alt)
-            notes.extend(f"call {call.index + 1} {n}" for n in ctx.notes)
-        return cache[key]
-
-    def args_ok(inst: Instance, call: TraceCall) -> bool:
-        return not mismatches(inst, call)
-
-    exact = None if completion else sequence_assignment(instances, calls, compatible, args_ok)
-    assignment = exact if exact is not None else best_assignment(instances, calls, compatible, args_ok)
-    found = {i: mismatches(instances[i], calls[c]) for i, c in assignment.items()}
+    # A $ref names an earlier step, so it must resolve against the call paired with that step, and
+    # the pairing depends on which arguments match. References only point backwards, so pairing
+    # again with the references bound to the previous pass's pairs settles in a few passes; the
+    # first pass binds them to any earlier call of the step's tools.
+    binding: dict[str, list[int]] | None = None
+    assignment: dict[int, int] = {}
+    exact: dict[int, int] | None = None
+    for _ in range(len(instances) + 1):
+        matcher = _Matcher(case, calls, registry, completion, lenient, binding)
+        exact = None if completion else sequence_assignment(instances, calls, compatible, matcher.args_ok)
+        assignment = exact if exact is not None else best_assignment(instances, calls, compatible, matcher.args_ok,
+                                                                     _succeeded)
+        paired = _binding(instances, assignment)
+        if paired == binding:
+            break
+        binding = paired
+    matcher = _Matcher(case, calls, registry, completion, lenient, _binding(instances, assignment))
+    found = {i: matcher.mismatches(instances[i], calls[c]) for i, c in assignment.items()}
     extras = sorted(set(range(len(calls))) - set(assignment.values()))
-    untolerated = [c for c in extras if not _tolerated(calls[c], instances, assignment, calls, registry,
-                                                        tools_of)] if completion else extras
-    exact_sequence = (len(assignment) == len(instances) and not untolerated) if completion else exact is not None
-    return Evaluation(instances, calls, assignment, exact_sequence, found, sorted(set(notes)), extras, untolerated)
+    if completion:
+        untolerated = [c for c in extras if not _tolerated(calls[c], instances, assignment, calls, registry, tools_of)]
+        exact_sequence = len(assignment) == len(instances) and not untolerated
+    else:
+        untolerated, exact_sequence = extras, exact is not None
+    return Evaluation(instances, calls, assignment, exact_sequence, found, sorted(set(matcher.notes)), extras,
+                      untolerated)
+
+
+def _succeeded(inst: Instance, call: TraceCall) -> bool:
+    """Pairing prefers a call that did its job: a failed call followed by a successful identical
+    retry pairs the retry (the failed attempt is then an extra instance of the capability)."""
+    return call.executed_ok or (inst.step.call_only and call.execution == "skipped")
+
+
+def _binding(instances: list[Instance], assignment: dict[int, int]) -> dict[str, list[int]]:
+    """Step id -> the calls paired with that step's instances (what its ``$ref`` values come from)."""
+    out: dict[str, list[int]] = {}
+    for i, c in sorted(assignment.items()):
+        out.setdefault(instances[i].step.id, []).append(c)
+    return out
+
+
+class _Matcher:
+    """Argument matching of (expected instance, observed call) pairs for one pairing pass."""
+
+    def __init__(self, case: Case, calls: list[TraceCall], registry: ToolRegistry, completion: bool, lenient: bool,
+                 binding: dict[str, list[int]] | None) -> None:
+        self.case, self.calls, self.registry = case, calls, registry
+        self.completion, self.lenient, self.binding = completion, lenient, binding
+        self.cache: dict[tuple[int, int], list[Mismatch]] = {}
+        self.notes: list[str] = []
+
+    def args_ok(self, inst: Instance, call: TraceCall) -> bool:
+        return not self.mismatches(inst, call)
+
+    def mismatches(self, inst: Instance, call: TraceCall) -> list[Mismatch]:
+        key = (inst.index, call.index)
+        if key not in self.cache:
+            resolver = ref_resolver(self.case, self.calls, call.index, self.completion, self.registry, self.binding)
+            ctx = MatchContext(resolver, self.lenient)
+            if self.completion:
+                expected = completion_expectation(inst.step.arguments, inst.step.tools, call.tool, self.registry)
+                alternatives = _alternative_keys(self.registry, call.tool)
+            else:
+                expected, alternatives = inst.step.arguments, None
+            self.cache[key] = match_arguments(expected, call.arguments, ctx, alternatives)
+            self.notes.extend(f"call {call.index + 1} {n}" for n in ctx.notes)
+        return self.cache[key]
+
+
+def completion_expectation(expected: dict[str, Any], step_tools: list[str], called: str,
+                           registry: ToolRegistry) -> dict[str, Any]:
+    """The expected arguments as the task-completion tier reads them for a call of ``called``.
+
+    * A declared equivalent tool may name its arguments differently: the keys are mapped through the
+      equivalence (``translate_dna.dna`` is ``translate_sequence.sequence``).
+    * A literal equal to the schema default of its parameter may be omitted, as ``$default`` may
+      ("omitted schema defaults remain valid").
+    """
+    out = dict(expected)
+    if called not in step_tools:
+        source = next((t for t in step_tools if called in registry.equivalents(t)), None)
+        if source is not None:
+            out = rename_keys(out, registry.key_map(source, called))
+    contract = registry.find(called)
+    props = contract.parameters.get("properties", {}) if contract else {}
+    for key, value in out.items():
+        schema = props.get(key)
+        if isinstance(schema, dict) and "default" in schema and not _is_marker(value) \
+                and not match_value(value, schema["default"], MatchContext()):
+            out[key] = {"$default": value}
+    return out
+
+
+def rename_keys(expected: dict[str, Any], key_map: dict[str, str]) -> dict[str, Any]:
+    """Top-level expected keys (and those of top-level ``$one_of`` objects) renamed by ``key_map``."""
+    if not key_map:
+        return expected
+    out = {key_map.get(k, k): v for k, v in expected.items() if k != "$one_of"}
+    if "$one_of" in expected:
+        out["$one_of"] = [rename_keys(o, key_map) if isinstance(o, dict) and not _is_marker(o) else o
+                          for o in expected["$one_of"]]
+    return out
+
+
+def _is_marker(value: Any) -> bool:
+    return isinstance(value, dict) and any(k in value for k in DSL_KEYS)
 
 
 def _alternative_keys(registry: ToolRegistry, tool: str) -> dict[str, list[list[str]]]:
@@ -122,15 +208,33 @@ def _alternative_keys(registry: ToolRegistry, tool: str) -> dict[str, list[list[
 
 def _tolerated(call: TraceCall, instances: list[Instance], assignment: dict[int, int], calls: list[TraceCall],
                registry: ToolRegistry, tools_of: Any) -> bool:
+    """An extra call is tolerated when read-only, another instance of a required capability, or a
+    documented follow-up whose condition holds. A case that expects no call tolerates none."""
     contract = registry.find(call.tool)
-    if contract is None or not call.known_tool:
+    if contract is None or not call.known_tool or not instances:
         return False
     if contract.read_only:
         return True
     if any(call.tool in tools_of(inst) for inst in instances):
         return True
-    matched_tools = {calls[c].tool for c in assignment.values()}
-    return bool(set(contract.follow_up_of) & matched_tools)
+    followed = [calls[c] for c in sorted(assignment.values())]
+    return any(_follows(call, rule, prior, registry) for rule in contract.follow_ups() for prior in followed)
+
+
+def _follows(call: TraceCall, rule: FollowUp, prior: TraceCall, registry: ToolRegistry) -> bool:
+    """``call`` is the documented follow-up ``rule`` of the matched expected call ``prior``."""
+    if prior.index >= call.index or (prior.tool != rule.tool and prior.tool not in registry.equivalents(rule.tool)):
+        return False
+    prior_args, args = prior.arguments or {}, call.arguments or {}
+    for key, value in rule.requires.items():
+        if match_value(value, prior_args.get(key, MISSING), MatchContext()):
+            return False
+    for key, source in rule.same_values.items():
+        part, _, path = source.partition(".")
+        found, value = follow_path(prior_args if part == "arguments" else prior.result, path)
+        if not found or key not in args or match_value(value, args[key], MatchContext()):
+            return False
+    return True
 
 
 def _reasons(tier: Tier, case: Case, trace: Trace, ev: Evaluation) -> list[Reason]:

@@ -26,7 +26,7 @@ class ToolRegistry:
         self.source = source
         self._tools: dict[str, ToolContract] = {}
         self._hash: str | None = None
-        self._equivalents: dict[str, set[str]] | None = None
+        self._equivalents: dict[str, dict[str, dict[str, str]]] | None = None
         for contract in contracts:
             self.add(contract)
 
@@ -87,14 +87,28 @@ class ToolRegistry:
 
     def equivalents(self, name: str) -> set[str]:
         """Names declared equivalent to ``name`` in either direction (excluding ``name``)."""
+        return set(self._equivalence_table().get(name, {})) - {name}
+
+    def key_map(self, expected: str, actual: str) -> dict[str, str]:
+        """For a call of ``actual`` standing for an expected call of ``expected`` (a declared
+        equivalent): expected argument key -> the actual tool's key. Empty when the keys agree."""
+        return dict(self._equivalence_table().get(expected, {}).get(actual, {}))
+
+    def _equivalence_table(self) -> dict[str, dict[str, dict[str, str]]]:
+        # tool -> equivalent tool -> (this tool's key -> the other tool's key), in both directions.
         if self._equivalents is None:
-            table: dict[str, set[str]] = {}
+            table: dict[str, dict[str, dict[str, str]]] = {}
             for tool in self._tools.values():
-                for other in tool.equivalent_to:
-                    table.setdefault(tool.name, set()).add(other)
-                    table.setdefault(other, set()).add(tool.name)
+                for eq in tool.equivalences():
+                    forward = table.setdefault(tool.name, {}).setdefault(eq.tool, {})
+                    backward = table.setdefault(eq.tool, {}).setdefault(tool.name, {})
+                    for mine, theirs in eq.keys.items():
+                        if forward.get(mine, theirs) != theirs or backward.get(theirs, mine) != mine:
+                            raise ContractError(f"{tool.name}: equivalence with {eq.tool!r} maps {mine!r} "
+                                                "differently in the two contracts")
+                        forward[mine], backward[theirs] = theirs, mine
             self._equivalents = table
-        return set(self._equivalents.get(name, ())) - {name}
+        return self._equivalents
 
     def merged(self, contracts: Iterable[ToolContract]) -> ToolRegistry:
         """A new registry with these contracts added (inline contracts of a case)."""

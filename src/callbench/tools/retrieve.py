@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 from callbench.tools.contract import ToolContract
 
-FIELD_WEIGHTS = {"name": 3.2, "keywords": 2.4, "params": 1.5, "category": 0.9, "description": 0.7}
+FIELD_WEIGHTS = {"name": 3.2, "keywords": 2.4, "params": 1.5, "category": 0.9, "description": 0.7,
+                 "param_text": 0.4}
+RETRIEVAL_FIELDS = ("name", "keywords", "params", "category", "description")
+"""What the harness's retrieval indexes: the whole contract, including curated keywords and category."""
+MODEL_VIEW_FIELDS = ("name", "params", "description", "param_text")
+"""What a model is shown of a tool: its name, description and parameter schema (names and descriptions).
+Built-in agents that stand in for a model must rank tools from this view only."""
 NAME_IN_QUERY_BONUS = 8.0
 PER_CLAUSE = 2
 CLAUSE_WEIGHT = 0.35
@@ -77,11 +83,11 @@ class RetrievalIndex:
     name_forms: list[tuple[str, str]]
 
     @classmethod
-    def build(cls, tools: Sequence[ToolContract]) -> RetrievalIndex:
-        fields_per_tool = [_fields(t) for t in tools]
+    def build(cls, tools: Sequence[ToolContract], fields: Sequence[str] = RETRIEVAL_FIELDS) -> RetrievalIndex:
+        fields_per_tool = [{f: terms for f, terms in _fields(t).items() if f in fields} for t in tools]
         df: dict[str, int] = defaultdict(int)
         for fields in fields_per_tool:
-            for term in set().union(*fields.values()):
+            for term in set().union(*fields.values()) if fields else ():
                 df[term] += 1
         n = len(tools)
         postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
@@ -109,8 +115,10 @@ class RetrievalIndex:
 
 def _fields(tool: ToolContract) -> dict[str, set[str]]:
     props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, dict) else {}
+    descriptions = [str(p.get("description", "")) for p in props.values() if isinstance(p, dict)]
     return {
         "name": set(tokenize(tool.name)),
+        "param_text": {t for d in descriptions for t in tokenize(d)},
         "keywords": {t for k in tool.keywords for t in tokenize(k)},
         "params": {t for p in props for t in tokenize(p)},
         "category": set(tokenize(tool.category)),
@@ -118,17 +126,17 @@ def _fields(tool: ToolContract) -> dict[str, set[str]]:
     }
 
 
-_INDEX_CACHE: dict[tuple[str, ...], RetrievalIndex] = {}
+_INDEX_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], RetrievalIndex] = {}
 
 
-def index_for(tools: Sequence[ToolContract]) -> RetrievalIndex:
-    """A cached index for this exact tool list."""
-    key = tuple(t.name for t in tools)
+def index_for(tools: Sequence[ToolContract], fields: Sequence[str] = RETRIEVAL_FIELDS) -> RetrievalIndex:
+    """A cached index for this exact tool list over ``fields`` (``MODEL_VIEW_FIELDS`` for agents)."""
+    key = (tuple(t.name for t in tools), tuple(fields))
     index = _INDEX_CACHE.get(key)
     if index is None or index.tools != list(tools):
         if len(_INDEX_CACHE) > 256:
             _INDEX_CACHE.clear()
-        index = _INDEX_CACHE[key] = RetrievalIndex.build(tools)
+        index = _INDEX_CACHE[key] = RetrievalIndex.build(tools, fields)
     return index
 
 

@@ -18,7 +18,7 @@ from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.providers.agents.realize import parse_tool_content
 from callbench.providers.base import Provider
 from callbench.tools.contract import ToolContract
-from callbench.tools.retrieve import index_for, split_clauses
+from callbench.tools.retrieve import MODEL_VIEW_FIELDS, index_for, split_clauses
 
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<![A-Za-z])\'([^\']+)\'(?![A-Za-z])')
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
@@ -53,7 +53,9 @@ class BaselineAgent(Provider):
 
 
 def _best_tool(clause: str, request: str, tools: list[ToolContract]) -> ToolContract | None:
-    index = index_for(tools)
+    # Only what a model is shown: name, description, parameter names and descriptions; never the
+    # registry's curated keywords or categories.
+    index = index_for(tools, MODEL_VIEW_FIELDS)
     local, overall = index.scores(clause), index.scores(request)
     ranked = sorted(range(len(tools)), key=lambda i: (-(local[i] + 0.2 * overall[i]), tools[i].name))
     best = ranked[0]
