@@ -218,7 +218,7 @@ def aggregate(records: Iterable[Any]) -> dict[str, Any]:
             continue
         groups[(out.setting, out.arm)].append(out)
     rows = [_row(setting, arm, outs) for (setting, arm), outs in sorted(groups.items())]
-    summary = {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
+    summary: dict[str, Any] = {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
     summary["table"] = format_table(summary)  # ready-to-print text for summaries
     return summary
 
@@ -285,8 +285,9 @@ def format_table(summary: Mapping[str, Any]) -> str:
     rules applied to the same answers, so a reader sees how much the official lenient match adds.
     """
     width = max([len("setting"), *(len(row["setting"]) for row in summary["rows"])])
-    lines = [f"{'setting':<{width}} {'arm':<7} {'n':>4} {'success':>7} {'95% CI':>12} {'strict':>6} {'lenient':>7} "
-             f"{'eff':>4} {'calls':>5}"]
+    header = (f"{'setting':<{width}} {'arm':<7} {'n':>4} {'success':>7} {'95% CI':>12} {'strict':>6} "
+              f"{'lenient':>7} {'eff':>4} {'calls':>5}")
+    lines = [header]
     for row in summary["rows"]:
         eff = f"{row['efficiency']:.2f}" if row["efficiency"] is not None else "-"
         ci = f"[{row['ci_low']:.2f},{row['ci_high']:.2f}]"
@@ -297,11 +298,11 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if rules:
         lines.append(f"success follows the {'/'.join(rules)} rule; strict = explicit answer, target computed;")
         lines.append("lenient = official rule: any number equals the value, >= n_core calls")
-    eff = summary.get("restatement")
-    if eff:
-        d = eff["difference"]
-        lines.append(f"restatement effect over {eff['n_pairs']} paired tasks: {d['estimate']:+.3f} "
-                     f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={eff['mcnemar_p']:.3g})")
+    effect: Mapping[str, Any] | None = summary.get("restatement")
+    if effect:
+        d = effect["difference"]
+        lines.append(f"restatement effect over {effect['n_pairs']} paired tasks: {d['estimate']:+.3f} "
+                     f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={effect['mcnemar_p']:.3g})")
     return "\n".join(lines)
 
 
