@@ -69,7 +69,9 @@ def _add_db(ws: Workspace, name: str, kind: str, entries: list[tuple[str, str]],
                                                               default="nucleotide")},
       required=("dbName", "fastaFile"), keywords=("makeblastdb", "build database"))
 def blast_create_database(ws: Workspace, dbName: str, fastaFile: str, dbType: str = "nucleotide") -> dict[str, Any]:
-    entries, header, chunks = [], None, []
+    entries: list[tuple[str, str]] = []
+    header: str | None = None
+    chunks: list[str] = []
     for line in ws.resolve(fastaFile, must_exist=True).read_text().splitlines():
         if line.startswith(">"):
             if header is not None:

@@ -186,8 +186,8 @@ def delete_primers(ws: Workspace, names: list[str] | None = None, confirm: bool 
         missing = [n for n in names if n not in ws.primers]
         if missing:
             raise ToolError(f"unknown primers: {', '.join(missing)}")
-        for n in names:
-            del ws.primers[n]
+        for primer in names:
+            del ws.primers[primer]
         return {"deleted": names, "remaining": len(ws.primers)}
     if not confirm:
         raise ToolError("deleting every primer needs confirm=true")
