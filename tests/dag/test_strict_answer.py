@@ -36,6 +36,10 @@ ACCEPTED = [
     "\\boxed{358}",
     "I got 12 and 40 along the way; so the final answer is $\\boxed{358}$.",
     "Final answer: 358. qwzt = 358.",
+    "Final answer: 358\n- 12 came from func_abc\n- 40 from func_def",
+    "`qwzt` = **358**",
+    "Final Answer: The value of qwzt is 358.",
+    "The answer is 358 (12 -> 40 -> 358).",
 ]
 
 REJECTED = [

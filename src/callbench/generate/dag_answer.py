@@ -11,6 +11,7 @@ Strict reading of a final answer (``strict_match``):
 * With explicit statements, they alone decide: every one must give the value, none may offer an
   alternative straight after it (``N or M``, ``N/M``, ``N-M``, ``N, or maybe M``), and other
   numbers in the text are working. Conflicting statements (a self-correction included) fail.
+  An alternative is only looked for on the statement's own line.
 * Without one, the answer must contain exactly one distinct number, the value.
 """
 
@@ -107,7 +108,8 @@ def _alternative_after(text: str, end: int) -> bool:
     if nxt is None:
         return False
     gap = text[end:nxt.start()]
-    return bool(gap) and _HEDGE.fullmatch(gap) is not None
+    # A line break ends the statement ("Final answer: 358" then a "- 12 ..." list item).
+    return bool(gap) and "\n" not in gap and _HEDGE.fullmatch(gap) is not None
 
 
 def _next_end(text: str, end: int) -> int:
