@@ -62,3 +62,24 @@ def test_state_match_is_not_applicable_with_a_stateless_executor(tmp_path: Path)
     assert all(s["tier"] != "state-match" for s in result.summary["statistics"]["strata"])
     verdict = result.records[0].verdicts["state-match"]
     assert not verdict.applicable and not verdict.passed and verdict.rationale.startswith("not applicable")
+
+
+def _completion(suite: Suite, case_id: str, tool: str, arguments: dict) -> bool:
+    from callbench.harness.trace import trace_from_calls
+    from callbench.harness.validate import revalidate
+    from callbench.scoring.tiers import score_tier
+
+    case = next(c for c in suite.cases if c.id == case_id)
+    registry = suite.registry_for(case)
+    trace = revalidate(trace_from_calls([{"tool": tool, "arguments": arguments, "result": {"protein": "MA"}}]),
+                       registry)
+    return score_tier("task-completion-execution", case, trace, registry).passed
+
+
+def test_translate_sequence_stands_for_translate_dna_with_its_own_keys(suite_all: Suite) -> None:
+    assert _completion(suite_all, "simple/seq_translate_frame2", "translate_sequence",
+                       {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 2})
+    assert not _completion(suite_all, "simple/seq_translate_frame2", "translate_sequence",
+                           {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 1})
+    assert _completion(suite_all, "simple/seq_translate_table1", "translate_dna",
+                       {"dna": "ATGTGGTGACAATAG", "genetic_code": 1})

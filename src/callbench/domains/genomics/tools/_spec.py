@@ -26,9 +26,11 @@ class ToolSpec:
     required: tuple[str, ...] = ()
     read_only: bool = False
     keywords: tuple[str, ...] = ()
-    equivalent_to: tuple[str, ...] = ()
+    equivalent_to: tuple[str | dict[str, Any], ...] = ()
+    """Equivalent tools: names, or ``{tool, keys}`` when argument names differ (see ToolContract)."""
     alternative_keys: dict[str, list[list[str]]] = field(default_factory=dict)
-    follow_up_of: tuple[str, ...] = ()
+    follow_up_of: tuple[str | dict[str, Any], ...] = ()
+    """Tools this one follows: names, or ``{tool, same_values, requires}`` with the tolerance condition."""
     result: dict[str, Any] = field(default_factory=dict)
     any_of: tuple[tuple[str, ...], ...] = ()
     long_running: bool = False
@@ -62,8 +64,9 @@ TOOLS: dict[str, ToolSpec] = {}
 
 def tool(category: str, description: str, *, params: dict[str, Any] | None = None,
          required: tuple[str, ...] = (), read_only: bool = False, keywords: tuple[str, ...] = (),
-         equivalent_to: tuple[str, ...] = (), alternative_keys: dict[str, list[list[str]]] | None = None,
-         follow_up_of: tuple[str, ...] = (), result: dict[str, Any] | None = None,
+         equivalent_to: tuple[str | dict[str, Any], ...] = (),
+         alternative_keys: dict[str, list[list[str]]] | None = None,
+         follow_up_of: tuple[str | dict[str, Any], ...] = (), result: dict[str, Any] | None = None,
          any_of: tuple[tuple[str, ...], ...] = (), long_running: bool = False,
          name: str | None = None) -> Callable[[ToolFunc], ToolFunc]:
     """Register the decorated function ``f(ws, **arguments) -> dict`` as a tool."""

@@ -95,7 +95,8 @@ TABLE = integer("NCBI genetic code table (11 bacterial, 1 standard)", default=11
 @tool(CAT, "Translate DNA to protein in any of the six reading frames.",
       params={"dna": SEQ, "reading_frame": FRAME, "genetic_code": TABLE,
               "to_stop": boolean("Stop at the first stop codon", default=False)},
-      required=("dna",), read_only=True, equivalent_to=("translate_sequence",),
+      required=("dna",), read_only=True,
+      equivalent_to=({"tool": "translate_sequence", "keys": {"dna": "sequence", "reading_frame": "frame"}},),
       keywords=("protein", "amino acids", "codons"), result={"protein": string("Protein")})
 def translate_dna(ws: Workspace, dna: str, reading_frame: int = 1, genetic_code: int = 11,
                   to_stop: bool = False) -> dict[str, Any]:
@@ -105,7 +106,8 @@ def translate_dna(ws: Workspace, dna: str, reading_frame: int = 1, genetic_code:
 
 @tool(CAT, "Translate a DNA sequence (frame 1 by default) with the standard or bacterial code.",
       params={"sequence": SEQ, "frame": FRAME, "genetic_code": TABLE}, required=("sequence",), read_only=True,
-      equivalent_to=("translate_dna",), keywords=("protein", "amino acids"), result={"protein": string("Protein")})
+      equivalent_to=({"tool": "translate_dna", "keys": {"sequence": "dna", "frame": "reading_frame"}},),
+      keywords=("protein", "amino acids"), result={"protein": string("Protein")})
 def translate_sequence(ws: Workspace, sequence: str, frame: int = 1, genetic_code: int = 11) -> dict[str, Any]:
     protein = translate(clean_dna(sequence), frame, genetic_code)
     return {"protein": protein, "length": len(protein), "frame": frame}
