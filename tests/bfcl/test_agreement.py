@@ -81,3 +81,16 @@ def test_multi_turn_checker_agrees_with_bfcl(outputs, bfcl_folder):
             mismatches.append((row["key"], ref["error_type"], ours.error_type))
     assert not mismatches, f"{len(mismatches)} disagreements, first: {mismatches[:5]}"
     assert len({theirs[row["key"]]["error_type"] for row in rows}) >= 5  # every failure kind is exercised
+
+
+def test_model_registry_matches_bfcl(reference_python, tmp_path):
+    """The name convention and FC flag callbench reads from bfcl-eval's source equal BFCL's own config objects."""
+    from callbench.interop.bfcl_models import registered_models
+
+    code = ("import json; from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING as M; "
+            "print(json.dumps({k: [v.is_fc_model, v.underscore_to_dot] for k, v in M.items()}))")
+    env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)}
+    done = subprocess.run([str(reference_python), "-c", code], env=env, capture_output=True, text=True, check=True)
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    ours = {name: [info.is_fc_model, info.underscore_to_dot] for name, info in registered_models().items()}
+    assert ours == theirs and len(ours) > 100

@@ -35,7 +35,7 @@ def test_export_then_rescore_matches_run(run_dir, bfcl_folder):
     rescored = report["models"][MODEL]["categories"]
     for category, figures in run_summary.items():
         assert rescored[category]["correct_count"] == figures["correct_count"], category
-    assert rescored["simple_python"]["underscore_to_dot"] is True  # dotted names were exported as '_'
+    assert report["models"][MODEL]["name_convention"]["underscore_to_dot"] is True  # exported with '_'
     assert main(["score", "--from-bfcl-results", str(result_root), "--data", str(bfcl_folder)]) == 0
 
 
@@ -64,8 +64,9 @@ def test_improved_rescoring_lists_differences(tmp_path, bfcl_folder):
     result = [{"spotify_play": json.dumps({"artist": "Maroon 5", "duration": "15"})},
               {"spotify_play": json.dumps({"artist": "Taylor Swift", "duration": "20"})}]
     (folder / "BFCL_v4_parallel_result.json").write_text(json.dumps({"id": "parallel_0", "result": result}) + "\n")
-    faithful = score_results(tmp_path / "result", data=bfcl_folder)["models"]["some-model"]
-    improved = score_results(tmp_path / "result", data=bfcl_folder, options=BfclOptions(mode="improved"))
+    faithful = score_results(tmp_path / "result", data=bfcl_folder, name_convention="underscored")["models"]["some-model"]
+    improved = score_results(tmp_path / "result", data=bfcl_folder, options=BfclOptions(mode="improved"),
+                             name_convention="underscored")
     figures = improved["models"]["some-model"]
     assert faithful["categories"]["parallel"]["correct_count"] == 0
     assert figures["categories"]["parallel"]["correct_count"] == 1

@@ -20,10 +20,10 @@ def export_bfcl(
     out: Annotated[Path | None, typer.Option("--out", help="Result folder (default RUN_DIR/bfcl/result).")] = None,
     model: Annotated[str, typer.Option("--model", help="A model name registered in BFCL (a label only).")] =
         "gpt-4o-2024-11-20-FC",
-    underscore_to_dot: Annotated[bool, typer.Option(
-        "--underscore-to-dot/--keep-dots", help="Write dotted function names with '_' (as the model's BFCL "
-        "config expects; on for OpenAI/Anthropic FC models).")] = True,
+    name_convention: Annotated[str | None, typer.Option(
+        "--name-convention", help="dotted or underscored function names; only for a --model not registered in "
+        "the installed bfcl-eval (a registered model's BFCL config decides).")] = None,
 ) -> None:
     from callbench.interop.bfcl_cli import export_bfcl_run
 
-    export_bfcl_run(run_dir, out or run_dir / "bfcl" / "result", model, underscore_to_dot)
+    export_bfcl_run(run_dir, out or run_dir / "bfcl" / "result", model, name_convention)

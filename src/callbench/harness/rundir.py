@@ -104,7 +104,8 @@ def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str,
         harness_mode=config.harness_mode, harness_assistance=policy.assistance(),
         suites=[SuiteInfo(name=s.name, spec=spec, hash=s.hash, registry_hash=s.registry.hash,
                           prompt_template_hash=prompt_template_hash(s.system_prompt), n_cases=len(s.cases),
-                          source=s.source, data=str(config.data) if config.data else None)
+                          source=s.source, data=str(config.data) if config.data else None,
+                          data_versions=dict(s.metadata.get("data_versions") or {}))
                 for spec, s in zip(config.suites, suites)],
         scorers={name: list(table) for name, table in scorers.items()}, executor=config.executor,
         retrieval_k=config.k, suite_k={s.name: s.retrieval_k(config.k) for s in suites},

@@ -29,6 +29,8 @@ class SuiteInfo(BaseModel):
     n_cases: int
     source: str = ""
     data: str | None = None
+    data_versions: dict[str, str] = Field(default_factory=dict)
+    """Versions of external data the suite was built from (e.g. ``{"bfcl-eval": "2026.3.23"}``)."""
 
 
 class RunHeader(BaseModel):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from callbench.scoring.base import Reason, Verdict
 from callbench.scoring.bfcl_aggregate import aggregate_rows, differences
 from callbench.scoring.bfcl_entry import judge_entry
-from callbench.scoring.bfcl_options import BfclOptions, Check
+from callbench.scoring.bfcl_options import IMPROVED_SWITCHES, BfclOptions, Check
 
 if TYPE_CHECKING:
     from callbench.harness.trace import Trace
@@ -27,9 +27,7 @@ MULTI_TURN_PREFIX = "multi_turn"
 def options_from(settings: dict[str, Any] | None) -> BfclOptions:
     """BfclOptions from a suite's ``metadata["bfcl"]`` settings."""
     settings = dict(settings or {})
-    known = {key: settings[key] for key in
-             ("mode", "underscore_to_dot", "assignment_matching", "numeric_strings", "int_valued_floats")
-             if key in settings}
+    known = {key: settings[key] for key in ("mode", "underscore_to_dot", *IMPROVED_SWITCHES) if key in settings}
     return BfclOptions(**known)
 
 
@@ -54,15 +52,17 @@ class BfclScorer:
 
             return score_multi_turn(case, trace, self.options)
         docs = [tool.metadata["bfcl_doc"] for tool in case.inline_contracts()]
-        result = fc_result_from_trace(trace, docs)
-        return self.judge(category, docs, result, meta.get("ground_truth"))
+        result = fc_result_from_trace(trace, docs, self.options.underscore_to_dot)
+        return self.judge(category, docs, result, meta.get("ground_truth"), entry_id=case.id)
 
-    def judge(self, category: str, docs: list[dict], result: Any, truth: Any) -> Verdict:
-        """Judge a stored FC result (also used by ``--from-bfcl-results``)."""
-        chosen = judge_entry(category, docs, result, truth, self.options)
+    def judge(self, category: str, docs: list[dict], result: Any, truth: Any, entry_id: str | None = None) -> Verdict:
+        """Judge a stored FC result."""
+        fixes: list[str] = []
+        chosen = judge_entry(category, docs, result, truth, self.options, entry_id=entry_id, applied=fixes)
         details: dict[str, Any] = {"category": category, "passed": chosen.valid,
                                    "error_type": chosen.error_type, **self.options.describe()}
         if self.options.improved:
+            details["answer_fixes"] = fixes
             faithful = judge_entry(category, docs, result, truth, BfclOptions(
                 underscore_to_dot=self.options.underscore_to_dot))
             details["faithful_passed"] = faithful.valid
@@ -111,12 +111,21 @@ def restore_dotted_names(name: str, docs: list[dict[str, Any]]) -> str:
     return name
 
 
-def fc_result_from_trace(trace: Trace, docs: list[dict[str, Any]]) -> Any:
-    """The BFCL FC result of a single-turn trace: calls of the first round, else the text."""
+def fc_result_from_trace(trace: Trace, docs: list[dict[str, Any]], underscore_to_dot: bool = False) -> Any:
+    """The BFCL FC result of a single-turn trace: calls of the first round, else the text.
+
+    Names are the docs' names (providers map wire-safe names back); with ``underscore_to_dot``
+    they are written the way such a model's BFCL result holds them (``.`` as ``_``), so the
+    setting never changes a verdict of a callbench run.
+    """
     calls = [call for call in trace.calls if call.round == 1]
     if not calls:
         return trace.rounds[0].text if trace.rounds else trace.final_text
-    return [{restore_dotted_names(call.tool, docs): raw_arguments(call)} for call in calls]
+    out = []
+    for call in calls:
+        name = restore_dotted_names(call.tool, docs)
+        out.append({name.replace(".", "_") if underscore_to_dot else name: raw_arguments(call)})
+    return out
 
 
 def raw_arguments(call: Any) -> str:

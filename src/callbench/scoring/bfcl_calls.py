@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callbench.scoring.bfcl_literals import JAVA_TYPES, JS_TYPES, java_value, js_value
+from callbench.scoring.bfcl_literals import FAITHFUL, JAVA_TYPES, JS_TYPES, LiteralRules, java_value, js_value
 from callbench.scoring.bfcl_options import BfclOptions, Check, Language
 from callbench.scoring.bfcl_values import check_dict, check_list, check_list_of_dicts, check_string
 
@@ -75,12 +75,15 @@ def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[An
             kind = "java" if language == "java" else "js"
             return Check.fail(f"type_error:{kind}", f"Incorrect type for parameter {param!r}. Expected type "
                               f"String, got {type(value).__name__}. Parameter value: {value!r}.")
+        rules = literal_rules(options)
         if declared in _COLLECTIONS:
             item_type = spec["items"]["type"]
             nested = table[item_type]
-            value = convert(value, declared, item_type)
+            if rules.typed_any and item_type == "any":
+                nested = None  # typed elements of `any`: every element type is acceptable
+            value = convert(value, declared, item_type, rules)
         else:
-            value = convert(value, declared)
+            value = convert(value, declared, rules=rules)
     if declared == "tuple" and type(value) is tuple:
         value = list(value)
     typed = check_type(param, value, accepted, declared, expected, nested)
@@ -94,6 +97,14 @@ def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[An
         return Check.fail("value_error:others",
                           f"Invalid value for parameter {param!r}: {value!r}. Expected one of {accepted}.")
     return Check.ok()
+
+
+def literal_rules(options: BfclOptions) -> LiteralRules:
+    """How Java/JavaScript literals are read under ``options`` (BFCL's readers in faithful mode)."""
+    if not options.improved:
+        return FAITHFUL
+    return LiteralRules(quoted_elements=options.java_array_quotes, typed_any=options.java_any_elements,
+                        int_valued_floats=options.int_valued_floats)
 
 
 def _python_widen(value: Any, declared: str, accepted: list[Any], options: BfclOptions) -> Any:

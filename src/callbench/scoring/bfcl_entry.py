@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from callbench.scoring.bfcl_calls import check_call
+from callbench.scoring.bfcl_fixes import fix_answer
 from callbench.scoring.bfcl_literals import UnsupportedLiteralType
 from callbench.scoring.bfcl_options import BfclOptions, Check, Language
 
@@ -63,7 +64,8 @@ def has_calls(decoded: Any) -> bool:
 
 
 def judge_entry(category: str, functions: list[dict[str, Any]], result: Any,
-                ground_truth: list[dict[str, Any]] | None, options: BfclOptions) -> Check:
+                ground_truth: list[dict[str, Any]] | None, options: BfclOptions, *,
+                entry_id: str | None = None, applied: list[str] | None = None) -> Check:
     """Judge one stored BFCL result for a single-turn entry.
 
     Args:
@@ -72,12 +74,18 @@ def judge_entry(category: str, functions: list[dict[str, Any]], result: Any,
         result: The FC-format result (list of ``{name: json_string}``) or free text.
         ground_truth: The possible answer's ``ground_truth`` (None for relevance categories).
         options: Faithful or improved settings.
+        entry_id: The entry's id (improved mode: answer corrections stated per entry).
+        applied: Improved mode: receives the names of the answer corrections that acted.
 
     Returns:
         The verdict with BFCL's ``error_type`` when it fails.
     """
     if is_relevance(category):
         return _judge_relevance(category, result)
+    if options.improved and ground_truth:
+        ground_truth, fixes = fix_answer(entry_id, functions, ground_truth, options)
+        if applied is not None:
+            applied.extend(fixes)
     try:
         decoded = decode_fc(result)
     except DecodeError as exc:

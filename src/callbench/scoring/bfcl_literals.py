@@ -13,12 +13,47 @@ leaderboard requires reproducing those readers' behaviour, including their quirk
 * ``Set``, ``Hashtable``, ``Queue`` and ``Stack`` are not supported (BFCL raises).
 
 The patterns below are behavioural facts of bfcl-eval 2026.3.23; the code is our own.
+
+Improved mode passes :class:`LiteralRules` that read some literals as the languages do instead
+(quoted collection elements, typed ``any`` elements, int-valued float literals for integer
+types); :data:`FAITHFUL` keeps every quirk.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class LiteralRules:
+    """Improved-mode reading rules (all off reproduces BFCL).
+
+    Attributes:
+        quoted_elements: ``String``/``char`` elements of Java arrays and ArrayLists: a quoted
+            literal reads as its text, an unquoted word as a :class:`JavaName` (a variable).
+        typed_any: Elements of a Java collection of ``any`` read as typed literals.
+        int_valued_floats: A decimal literal with an integral value (``"5.0"``) reads as an
+            integer for Java byte/short/integer/long and JavaScript integer parameters.
+    """
+
+    quoted_elements: bool = False
+    typed_any: bool = False
+    int_valued_floats: bool = False
+
+
+FAITHFUL = LiteralRules()
+
+
+@dataclass(frozen=True)
+class JavaName:
+    """An unquoted word where a Java ``String``/``char`` was due: a variable, never equal to a text."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return f"<variable {self.text}>"
 
 JAVA_TYPES: dict[str, type] = {
     "byte": int, "short": int, "integer": int, "long": int,
@@ -65,10 +100,14 @@ class UnsupportedLiteralType(Exception):
 # ---------------------------------------------------------------- Java
 
 
-def java_value(value: str, java_type: str, nested: str | None = None) -> Any:
+def java_value(value: str, java_type: str, nested: str | None = None, rules: LiteralRules = FAITHFUL) -> Any:
     """Convert a Java literal string the way BFCL does for parameter type ``java_type``."""
     if java_type not in JAVA_TYPES:
         raise UnsupportedLiteralType(f"Unsupported type: {java_type}")
+    if rules.int_valued_floats and java_type in ("byte", "short", "integer", "long"):
+        whole = _whole_number(value, _JAVA_DOUBLE)
+        if whole is not None:
+            return whole
     if java_type in ("byte", "short", "integer"):
         return int(value) if _INT.match(value) else str(value)
     if java_type == "float":
@@ -80,9 +119,9 @@ def java_value(value: str, java_type: str, nested: str | None = None) -> Any:
     if java_type == "boolean":
         return value == "true" if value in ("true", "false") else str(value)
     if java_type == "ArrayList":
-        return _java_arraylist(value, nested)
+        return _java_arraylist(value, nested, rules)
     if java_type == "Array":
-        return _java_array(value, nested)
+        return _java_array(value, nested, rules)
     if java_type == "HashMap":
         return _java_hashmap(value)
     if java_type in ("Set", "Hashtable", "Queue", "Stack"):
@@ -91,31 +130,59 @@ def java_value(value: str, java_type: str, nested: str | None = None) -> Any:
     return str(value)
 
 
-def _java_element(text: str, nested: str | None, strip_quotes: bool) -> Any:
+def _whole_number(text: str, pattern: re.Pattern[str]) -> int | None:
+    """The integer value of a decimal literal such as ``5.0`` (None when not integral or not a number)."""
+    if not pattern.match(text):
+        return None
+    number = float(text)
+    return int(number) if number.is_integer() else None
+
+
+def _java_element(text: str, nested: str | None, strip_quotes: bool, rules: LiteralRules) -> Any:
+    if rules.quoted_elements and nested in ("char", "String"):
+        return _java_text_element(text, nested)
+    if rules.typed_any and nested == "any":
+        return _java_typed_element(text, rules)
     if strip_quotes and nested in ("char", "String"):
         return text[1:-1]
-    return java_value(text, nested) if nested else java_plain_value(text)
+    return java_value(text, nested, rules=rules) if nested else java_plain_value(text)
 
 
-def _java_arraylist(text: str, nested: str | None) -> Any:
+def _java_text_element(text: str, nested: str) -> Any:
+    """A String/char element read as Java reads it: a quoted literal, else a variable."""
+    quote = "'" if nested == "char" else '"'
+    if len(text) >= 2 and text[0] == quote and text[-1] == quote:
+        return text[1:-1].replace('\\' + quote, quote)
+    return JavaName(text)
+
+
+def _java_typed_element(text: str, rules: LiteralRules) -> Any:
+    """An element of a collection of ``any``: a typed literal, else (with quoted_elements) a variable."""
+    value = java_plain_value(text)
+    if rules.quoted_elements and type(value) is str and not (text.startswith('"') and text.endswith('"')):
+        return JavaName(text)
+    return value
+
+
+def _java_arraylist(text: str, nested: str | None, rules: LiteralRules = FAITHFUL) -> Any:
     found = _ARRAYLIST_ASLIST.search(text)
     if found:
-        return [_java_element(part.strip(), nested, True) for part in found.group(1).split(",")]
+        return [_java_element(part.strip(), nested, True, rules) for part in found.group(1).split(",")]
     found = _ARRAYLIST_ADDS.search(text)
     if found:
-        return [_java_element(arg.strip(), nested, True) for arg in _ADD_CALL.findall(found.group(1))]
+        return [_java_element(arg.strip(), nested, True, rules) for arg in _ADD_CALL.findall(found.group(1))]
     if _ARRAYLIST_EMPTY.search(text):
         return []
     return text
 
 
-def _java_array(text: str, nested: str | None) -> Any:
+def _java_array(text: str, nested: str | None, rules: LiteralRules = FAITHFUL) -> Any:
     found = _JAVA_ARRAY.search(text)
     if not found:
         return text
     parts = [part.strip() for part in found.group(1).split(",") if part.strip()]
     # Unlike ArrayList, BFCL keeps the quotes of String elements inside `new T[]{...}`.
-    return [_java_element(part, nested, False) for part in parts]
+    return [_java_element(part, nested, False, rules) for part in parts]
 
 
 def _java_hashmap(text: str) -> Any:
@@ -161,10 +228,14 @@ def _number_or_text(text: str) -> Any:
 # ---------------------------------------------------------------- JavaScript
 
 
-def js_value(value: str, js_type: str, nested: str | None = None) -> Any:
+def js_value(value: str, js_type: str, nested: str | None = None, rules: LiteralRules = FAITHFUL) -> Any:
     """Convert a JavaScript literal string the way BFCL does for parameter type ``js_type``."""
     if js_type not in JS_TYPES:
         raise UnsupportedLiteralType(f"Unsupported type: {js_type}")
+    if rules.int_valued_floats and js_type == "integer":
+        whole = _whole_number(value, _JS_FLOAT)
+        if whole is not None:
+            return whole
     if js_type == "String":
         quoted = (value.startswith('"') and value.endswith('"')) or (
             value.startswith("'") and value.endswith("'")
@@ -181,18 +252,18 @@ def js_value(value: str, js_type: str, nested: str | None = None) -> Any:
     if js_type == "dict":
         return _js_object(value.strip())
     if js_type == "array":
-        return _js_array(value.strip(), nested)
+        return _js_array(value.strip(), nested, rules)
     return str(value)
 
 
-def _js_array(code: str, nested: str | None) -> Any:
+def _js_array(code: str, nested: str | None, rules: LiteralRules = FAITHFUL) -> Any:
     try:
-        return _js_array_unguarded(code, nested)
+        return _js_array_unguarded(code, nested, rules)
     except Exception:  # noqa: BLE001 - BFCL falls back to the raw text on any conversion failure
         return code
 
 
-def _js_array_unguarded(code: str, nested: str | None) -> Any:
+def _js_array_unguarded(code: str, nested: str | None, rules: LiteralRules) -> Any:
     grid = _JS_ARRAY_2D.match(code)
     if grid:
         rows = []
@@ -210,7 +281,7 @@ def _js_array_unguarded(code: str, nested: str | None) -> Any:
     parts = body.split(",") if body else []
     if not nested:
         return [js_plain_value(part.strip()) for part in parts]
-    return [js_value(part.strip(), nested) for part in parts]
+    return [js_value(part.strip(), nested, rules=rules) for part in parts]
 
 
 def _js_object(code: str) -> Any:

@@ -4,8 +4,10 @@ Specs: ``bfcl:<category>``, a group (``bfcl:single_turn``, ``bfcl:live``, ``bfcl
 ``bfcl:multi_turn``, ``bfcl:all``) or a comma list; an optional ``:improved`` suffix turns on the
 scorer's improved mode (``:faithful`` is the default).  Data come from the installed
 ``bfcl-eval`` package (``pip install --no-deps bfcl-eval``) or ``--data DIR``.
-Options (``SuiteOptions.extra``): ``mode``, ``underscore_to_dot``, ``assignment_matching``,
-``numeric_strings``, ``int_valued_floats``, ``limit`` (first N entries per category).
+Options (``SuiteOptions.extra``): ``mode``, ``underscore_to_dot``, each improved-mode switch of
+:data:`callbench.scoring.bfcl_options.IMPROVED_SWITCHES`, ``limit`` (first N entries per category).
+In improved mode the cases' expected steps follow the corrected answers and Java literals as
+improved mode reads them, so the built-in oracle plays the corrected gold path.
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from callbench.errors import ConfigError
+from callbench.interop.bfcl_models import bfcl_eval_version
 from callbench.messages import Message
+from callbench.scoring.bfcl_ast import options_from
+from callbench.scoring.bfcl_calls import literal_rules
+from callbench.scoring.bfcl_fixes import fix_answer
+from callbench.scoring.bfcl_options import IMPROVED_SWITCHES, BfclOptions
 from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.bfcl_data import (
     MULTI_TURN,
@@ -31,7 +38,7 @@ from callbench.suites.case import Case, ExpectedStep
 SUITE_NAME = "bfcl"
 BFCL_SYSTEM_PROMPT = ""  # BFCL's FC mode sends no system prompt of its own
 _MODES = ("faithful", "improved")
-_FLAGS = ("underscore_to_dot", "assignment_matching", "numeric_strings", "int_valued_floats")
+_FLAGS = ("underscore_to_dot", *IMPROVED_SWITCHES)
 
 
 def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
@@ -48,6 +55,7 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
     categories, settings = _parse(spec, options)
     folder = data_dir(options.data)
     limit = options.extra.get("limit")
+    scoring = options_from(settings)
     cases: list[Case] = []
     for category in categories:
         entries = load_questions(category, folder)
@@ -56,11 +64,15 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
             if category in MULTI_TURN:
                 cases.append(multi_turn_case(entry, answers.get(entry["id"], []), category, folder))
             else:
-                cases.append(single_turn_case(entry, answers.get(entry["id"]), category))
+                cases.append(single_turn_case(entry, answers.get(entry["id"]), category, scoring))
+    version = bfcl_eval_version()
     return Suite(
         name=SUITE_NAME, cases=cases, executor="contract", scorers=["bfcl"], system_prompt=BFCL_SYSTEM_PROMPT,
         description="Berkeley Function Calling Leaderboard (bfcl-eval data)", version="BFCL_v4",
-        source=str(folder), default_k=None, metadata={"bfcl": settings, "categories": list(categories)},
+        source=str(folder), default_k=None,
+        metadata={"bfcl": settings, "categories": list(categories),
+                  # the installed package: its data (unless --data) and the multi-turn backends
+                  "data_versions": {"bfcl-eval": version} if version else {}},
     )
 
 
@@ -101,11 +113,18 @@ def messages_of(turn: list[dict[str, Any]]) -> list[Message]:
     return [Message(role=item["role"], content=item.get("content") or "") for item in turn]
 
 
-def single_turn_case(entry: dict[str, Any], truth: list[dict[str, Any]] | None, category: str) -> Case:
-    """One single-turn entry: one model round, calls scored without execution."""
+def single_turn_case(entry: dict[str, Any], truth: list[dict[str, Any]] | None, category: str,
+                     scoring: BfclOptions | None = None) -> Case:
+    """One single-turn entry: one model round, calls scored without execution.
+
+    The expected steps (the oracle's gold path) follow the answer as the scorer will judge it:
+    as shipped in faithful mode, corrected in improved mode.
+    """
     docs = entry["function"]
     expected = []
-    for name, arguments in gold_calls(entry, truth, category) if truth else []:
+    scoring = scoring or BfclOptions()
+    gold = fix_answer(entry["id"], docs, truth, scoring)[0] if truth else None
+    for name, arguments in gold_calls(entry, gold, category, literal_rules(scoring)) if gold else []:
         expected.append(ExpectedStep(tool=name, arguments=arguments, call_only=True, turn=1))
     if category == "live_relevance" and docs:
         # Any call of any offered function passes (arguments are not checked).

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from callbench.scoring.bfcl_entry import language_of
+from callbench.scoring.bfcl_literals import FAITHFUL, LiteralRules
 
 
 def first_acceptable(values: list[Any]) -> tuple[bool, Any]:
@@ -42,8 +43,13 @@ def gold_dict_list(candidates: list[Any]) -> Any:
     return [gold_dict([item]) if isinstance(item, dict) else item for item in candidate]
 
 
-def gold_arguments(answer_params: dict[str, list[Any]], doc: dict[str, Any], category: str) -> dict[str, Any]:
-    """Arguments of one gold call, rendered for the category's language."""
+def gold_arguments(answer_params: dict[str, list[Any]], doc: dict[str, Any], category: str,
+                   rules: LiteralRules = FAITHFUL) -> dict[str, Any]:
+    """Arguments of one gold call, rendered for the category's language.
+
+    ``rules``: how the scorer reads Java literals (improved mode reads quoted ``String``
+    elements and typed elements of ``any`` as Java does); the gold path is written to match.
+    """
     language = language_of(category)
     properties = doc["parameters"]["properties"]
     args: dict[str, Any] = {}
@@ -65,15 +71,15 @@ def gold_arguments(answer_params: dict[str, list[Any]], doc: dict[str, Any], cat
         if not first_acceptable(options)[0]:
             continue
         if language == "java":
-            value = java_literal(value, declared, properties.get(name, {}))
+            value = java_literal(value, declared, properties.get(name, {}), rules)
         elif language == "javascript":
             value = js_literal(value, declared)
         args[name] = value
     return args
 
 
-def java_literal(value: Any, declared: str, spec: dict[str, Any]) -> str:
-    """A Java source literal for ``value`` of BFCL Java type ``declared``."""
+def java_literal(value: Any, declared: str, spec: dict[str, Any], rules: LiteralRules = FAITHFUL) -> str:
+    """A Java source literal for ``value`` of BFCL Java type ``declared``, as ``rules`` read it back."""
     if isinstance(value, str):
         return value  # a variable name or an expression, passed through
     if declared == "long":
@@ -87,6 +93,10 @@ def java_literal(value: Any, declared: str, spec: dict[str, Any]) -> str:
         # BFCL keeps the quotes of String/any elements of `new T[]{...}` (and of any-typed ArrayList
         # elements), so only unquoted elements can match; see docs/bfcl.md.
         bare = item_type in ("String", "any", "char") and (declared == "Array" or item_type == "any")
+        if item_type == "any":
+            bare = bare and not rules.typed_any
+        else:
+            bare = bare and not rules.quoted_elements
         items = ", ".join(str(item) if bare else _java_item(item, item_type) for item in value)
         if declared == "Array":
             return f"new {_java_array_type(item_type)}[]{{{items}}}"
@@ -132,14 +142,15 @@ def _js_item(item: Any) -> str:
     return js_literal(item, "any")
 
 
-def gold_calls(entry: dict[str, Any], ground_truth: list[dict[str, Any]], category: str) -> list[tuple[str, dict]]:
+def gold_calls(entry: dict[str, Any], ground_truth: list[dict[str, Any]], category: str,
+               rules: LiteralRules = FAITHFUL) -> list[tuple[str, dict]]:
     """(function name, arguments) for every gold call of an entry."""
     docs = {doc["name"]: doc for doc in entry["function"]}
     calls = []
     for expected in ground_truth:
         name, params = next(iter(expected.items()))
         doc = docs.get(name, {"name": name, "parameters": {"properties": {}}})
-        calls.append((name, gold_arguments(params, doc, category)))
+        calls.append((name, gold_arguments(params, doc, category, rules)))
     return calls
 
 
