@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from callbench import api
-from callbench.domains.genomics.tools import marks, navigation, system, tracks
+from callbench.domains.genomics.tools import marks, navigation, tracks
 from callbench.domains.genomics.workspace import Workspace
 from callbench.harness.trace import Trace
 from callbench.scoring.state_match import StateMatchScorer

@@ -151,7 +151,8 @@ def annotate(contracts: dict[str, dict[str, Any]]) -> None:
             other for a, b in EQUIVALENT_TOOLS for this, other in ((a, b), (b, a))
             if this == name and other in contracts
         )
-        contract["follow_up_of"] = [t for t in FOLLOW_UPS.get(name, ()) if t in contracts]
+        contract["follow_up_of"] = [f for f in FOLLOW_UPS.get(name, ())
+                                    if (f if isinstance(f, str) else f["tool"]) in contracts]
         contract["alternative_keys"] = alternative_keys(name, contract["parameters"])
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 
@@ -95,12 +95,13 @@ READ_ONLY_PREFIXES: tuple[str, ...] = ("get_track_", "get_annotation", "list_", 
 # Documented follow-ups: tool -> the tools it may follow as a tolerated extra call.
 QUEUE_EDIT_TOOLS = ("paste_sequence", "insert_sequence", "cut_sequence", "delete_sequence",
                     "replace_sequence", "copy_sequence")
-FOLLOW_UPS: dict[str, tuple[str, ...]] = {
+FOLLOW_UPS: dict[str, tuple[str | dict[str, Any], ...]] = {
     "execute_actions": QUEUE_EDIT_TOOLS,
     # Upstream only forgives it when it writes the file execute_actions(auto_save) already wrote.
-    "export_genbank_format": ("execute_actions",),
+    "export_genbank_format": ({"tool": "execute_actions", "same_values": {"filename": "arguments.filename"},
+                               "requires": {"auto_save": True}},),
     # Upstream only forgives it when its label equals the gene select_gene selected.
-    "highlight_region": ("select_gene",),
+    "highlight_region": ({"tool": "select_gene", "same_values": {"label": "arguments.geneName"}},),
 }
 
 # toggle_track track names are compared after stripping case, spaces, '_' and '-', with aliases.
