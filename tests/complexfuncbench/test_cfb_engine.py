@@ -154,9 +154,11 @@ def test_faithful_mode_reproduces_the_upstream_pruning_slip():
     verdicts = {}
     for mode in ("faithful", "improved"):
         ep = episode("Car-Rental-0", mode)
-        ep.pointer = len(ep.steps)  # as if every step had been appended and all required calls matched
-        ep.current = [g for step in ep.steps for g in step]
-        ep.consumed = {g.uid for g in ep.current if not g.optional}
+        # As if every step had been appended and all required calls matched: upstream's list then
+        # holds only the two unmatched look-ups.
+        ep.pointer, ep.turn_id = len(ep.steps), len(ep.steps)
+        ep.current = [g for step in ep.steps for g in step if g.optional]
+        ep.consumed = {g.uid for step in ep.steps for g in step if not g.optional}
         verdicts[mode] = finish(ep, "answer").first_error
     assert verdicts == {"faithful": "stop_early", "improved": None}
 
@@ -185,3 +187,89 @@ def test_first_error_is_the_unrepaired_one_in_improved_and_the_terminal_one_in_f
     # Faithful: the error list upstream writes (here the last tool turn's errors).
     faithful = play(episode("Flights-0", "faithful"), [turns[0], bad_format, turns[1]])
     assert faithful.first_error == "stop_early"
+
+
+# ---------------------------------------------------------------- faithful = upstream (item 14)
+
+
+def _custom(steps, sample_id="Hotels-90"):
+    """A sample over Hotels-0's functions with the given gold steps of (name, arguments)."""
+    from callbench.suites.cfb_data import CfbCall
+
+    base = sample("Hotels-0")
+    return base.model_copy(update={
+        "id": sample_id, "index": int(sample_id.rsplit("-", 1)[1]),
+        "steps": [[CfbCall(name=n, arguments=a, response={"data": [n, k, j]}) for j, (n, a) in enumerate(step)]
+                  for k, step in enumerate(steps)]})
+
+
+def _custom_episode(steps, mode):
+    from callbench.scoring.cfb_engine import Episode
+    from callbench.scoring.cfb_types import CfbSettings
+    from callbench.scoring.embedders import CharNgramEmbedder
+
+    return Episode(_custom(steps), CfbSettings(mode=mode), CharNgramEmbedder())
+
+
+SEARCH = ("Search_Hotels", {"dest_id": "-1", "search_type": "CITY", "arrival_date": "2024-11-12",
+                            "departure_date": "2024-11-15"})
+
+
+def test_faithful_golden_list_adds_one_step_per_update_as_upstream():
+    steps = [[("Search_Hotel_Destination", {"query": "Paris"})], [("Search_Hotel_Destination", {"query": "Rome"})],
+             [SEARCH]]
+    faithful, improved = _custom_episode(steps, "faithful"), _custom_episode(steps, "improved")
+    # Upstream appends one step for a look-up-only list; improved skips the whole look-up chain.
+    assert [g.uid for g in faithful.current] == ["0.0", "1.0"]
+    assert [g.uid for g in improved.current] == ["0.0", "1.0", "2.0"]
+    out = play(faithful, [[SEARCH]])
+    assert not out.success and faithful.ended is not None  # the search was not yet in the list
+    assert play(improved, [[SEARCH]]).success
+
+
+def test_faithful_any_hotel_name_search_lets_the_next_step_join():
+    hotel = ("Search_Hotels", {**SEARCH[1], "search_type": "hotel"})
+    policies = ("Get_Hotel_Policies", {"hotel_id": 1})
+    tips = ("Get_Hotel_Reviews(Tips)_Sort_Option", {"hotel_id": 1})
+    steps = [[hotel, policies], [tips]]
+    assert [g.uid for g in _custom_episode(steps, "faithful").current] == ["0.0", "0.1", "1.0"]
+    assert [g.uid for g in _custom_episode(steps, "improved").current] == ["0.0", "0.1"]
+
+
+def test_faithful_format_error_in_the_last_tool_turn_is_stop_early_as_upstream():
+    turns = gold_turns("Attraction-10")
+    (n1, a1), (n2, a2) = turns[1]
+    last = [(n1, a1), (n2, {**a2, "date": 20241215})]  # a format error: upstream's error list stays empty
+    faithful = play(episode("Attraction-10", "faithful"), [turns[0], last])
+    assert [e.kind for e in faithful.terminal] == ["stop_early"] and faithful.first_error == "stop_early"
+
+
+def test_faithful_keeps_an_unmatched_location_to_lat_long_open_at_the_end():
+    # Upstream's final pruning names five look-ups, not Location_to_Lat_Long: skipping it is stop_early.
+    turns = gold_turns("Car-Rental-10")
+    assert play(episode("Car-Rental-10", "faithful"), turns[1:]).first_error == "stop_early"
+    assert play(episode("Car-Rental-10"), turns[1:]).success
+    assert play(episode("Car-Rental-10", "faithful"), turns).success
+
+
+def test_faithful_call_on_an_empty_gold_list_is_func_hallucination_before_decoding():
+    turns = gold_turns("Attraction-0")
+    name, _args = turns[0][0]
+    out = play(episode("Attraction-0", "faithful"), [turns[0], [(name, None)]])
+    assert out.first_error == "func_hallucination"
+
+
+# ---------------------------------------------------------------- improved first error (item 15)
+
+
+def test_improved_does_not_blame_a_wrong_optional_lookup():
+    turns = gold_turns("Hotels-0")
+    wrong_lookup = [("Search_Hotel_Destination", {"query": "Pariss"})]
+    with_lookup = play(episode("Hotels-0"), [wrong_lookup, turns[1]])
+    without = play(episode("Hotels-0"), [turns[1]])
+    assert without.first_error == "stop_early"
+    assert with_lookup.first_error == "stop_early"
+    # An error on a required call the model never repaired is still what the failure is filed under.
+    (name, args), = turns[1]
+    wrong_search = play(episode("Hotels-0"), [turns[0], [(name, {**args, "arrival_date": "2024-11-13"})]])
+    assert wrong_search.first_error == "value_error"

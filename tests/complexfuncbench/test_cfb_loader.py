@@ -87,7 +87,7 @@ def test_broken_lines_are_reported_per_line_and_skipped(tmp_path):
     rows = [good, "{not json", _line(id="Hotels"), misaligned, no_obs, _line(id="Attraction-0"),
             _line(id="Flights-1", conversations=[{"role": "assistant", "content": "x"}]),
             _line(id="Flights-2", functions=[{"description": "no name"}]),
-            _line(id="Flights-3", functions=[{"name": "f", "parameters": {"type": "object",
+            _line(id="Flights-3", functions=[{"name": "f", "parameters": {"type": "object", "required": "x",
                                                                           "properties": {"x": {"type": "str"}}}}])]
     report = read_jsonl(_write(tmp_path, rows))
     assert [s.id for s in report.samples] == ["Attraction-0"]
@@ -99,7 +99,7 @@ def test_broken_lines_are_reported_per_line_and_skipped(tmp_path):
     assert ":6:" in problems[4] and "already used on line 1" in problems[4]
     assert ":7:" in problems[5] and "at least the user query" in problems[5]
     assert ":8:" in problems[6] and "functions[0]" in problems[6]
-    assert problems[7].startswith("ComplexFuncBench.jsonl:9: functions[0] (f): invalid JSON Schema at properties/x/type")
+    assert problems[7].startswith("ComplexFuncBench.jsonl:9: functions[0] (f): invalid JSON Schema at required")
 
 
 def test_strict_stops_at_first_bad_line_and_empty_file_is_an_error(tmp_path):
@@ -130,3 +130,47 @@ def test_name_map_is_reversible_and_collision_free():
     assert [m.original(w) for w in wires] == names
     assert m.wire("Get_Hotel_Reviews-Tips-") == "Get_Hotel_Reviews-Tips-"  # already safe names keep theirs
     assert m.original("unknown") == "unknown"
+
+
+def _with_float_param(sample_id="Attraction-0"):
+    row = _line(id=sample_id)
+    fn = row["functions"][0]
+    fn["parameters"]["properties"]["max_price"] = {"type": "float", "description": "Highest price"}
+    fn["parameters"]["properties"]["note"] = {"type": "banana", "description": "Anything"}
+    return row, fn["name"]
+
+
+def test_a_schema_with_a_non_json_schema_type_is_repaired_and_reported_not_dropped(tmp_path):
+    row, name = _with_float_param()
+    path = _write(tmp_path, [row])
+    report = read_jsonl(path)
+    assert report.problems == [] and [s.id for s in report.samples] == ["Attraction-0"]
+    assert report.repairs == [
+        f"ComplexFuncBench.jsonl:1: functions[0] ({name}): parameters/properties/max_price/type 'float' read as 'number'",
+        (f"ComplexFuncBench.jsonl:1: functions[0] ({name}): parameters/properties/note/type 'banana' is not a "
+         "JSON Schema type: dropped (any value accepted)"),
+    ]
+    suite = load_suite("complexfuncbench", SuiteOptions(data=path))
+    assert suite.metadata["load_repairs"] == report.repairs
+    contract = next(t for t in suite.cases[0].tools if t.name == name)
+    assert contract.parameters["properties"]["max_price"]["type"] == "number"
+    assert "type" not in contract.parameters["properties"]["note"]
+    # The sample keeps the functions as the data set writes them (the faithful format check reads
+    # those: upstream type-checks no "float" parameter).
+    sample, _names = case_sample(suite.cases[0])
+    assert sample.functions[0]["parameters"]["properties"]["max_price"]["type"] == "float"
+
+
+def test_repaired_types_are_checked_as_offered_only_in_improved_mode(tmp_path):
+    from callbench.scoring.cfb_engine import Episode
+    from callbench.scoring.cfb_types import CfbSettings, PredCall
+    from callbench.scoring.embedders import CharNgramEmbedder
+
+    row, name = _with_float_param()
+    sample = read_jsonl(_write(tmp_path, [row])).samples[0]
+    args = {**sample.steps[0][0].arguments, "max_price": "cheap"}
+    statuses = {}
+    for mode in ("faithful", "improved"):
+        episode = Episode(sample, CfbSettings(mode=mode), CharNgramEmbedder())
+        statuses[mode] = episode.play_turn([PredCall(0, name, args)])[0].status
+    assert statuses == {"faithful": "mismatch", "improved": "format_error"}

@@ -6,6 +6,7 @@ from callbench.scoring.cfb_match import (
     classify_mismatch,
     critical_gate,
     critical_table,
+    description_default,
     format_error,
     norm_value,
     response_equivalent,
@@ -72,10 +73,20 @@ def test_critical_gate_both_sides():
 
 
 def test_critical_gate_normalises_only_in_improved_mode():
-    gold = call("Search_Hotels", dest_id="-1", categories_filter="class::4,class::5")
-    pred = call("Search_Hotels", dest_id="-1", categories_filter="class::5, class::4")
+    gold = call("Get_Hotel_Policies", hotel_id=191605)
+    pred = call("Get_Hotel_Policies", hotel_id="191605")
     assert critical_gate(pred, gold, improved=False).kind == "value_error"
     assert critical_gate(pred, gold, improved=True) is None
+
+
+def test_critical_gate_compares_categories_filter_as_a_set_in_both_modes():
+    # Upstream's value checker splits categories_filter at commas and compares the item sets.
+    gold = call("Search_Hotels", dest_id="-1", categories_filter="class::4,class::5")
+    reordered = call("Search_Hotels", dest_id="-1", categories_filter="class::5, class::4")
+    fewer = call("Search_Hotels", dest_id="-1", categories_filter="class::5")
+    for improved in (False, True):
+        assert critical_gate(reordered, gold, improved=improved) is None
+        assert critical_gate(fewer, gold, improved=improved).kind == "value_error"
 
 
 def test_response_equivalence_both_sides():
@@ -97,6 +108,55 @@ def test_normal_forms():
     assert norm_value('[{"a": 1}, {"b": 2}]') != norm_value('[{"b": 2}, {"a": 1}]')  # legs keep their order
     assert norm_value('{"x": 1, "y": 2}') == norm_value({"y": 2, "x": "1"})
     assert norm_value(True) is True and norm_value("text") == "text"
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("Number of adults. Default 1.", "1"),  # how the real data writes them
+        ("Currency code, e.g. USD. default USD.", "USD"),
+        ("Number of rooms. Default value is 1.", "1"),
+        ("Default value is en-us.", "en-us"),
+        ("Sort order. Default: popularity", "popularity"),
+        ("Sort order, default: BEST;", "BEST"),
+        ("Driver age, default 30", "30"),
+        ("Driver age (default 30)", "30"),
+        ("Price limit. Default 2.5.", "2.5"),
+        ("Offset. Default -1", "-1"),
+        ("Page. Defaults to 1.", "1"),
+        ("The default is 'sort_most_relevant'.", "sort_most_relevant"),
+        ("default=3", "3"),
+        ("Include nearby. Default value is true.", True),
+        ("Page number. Default 1. Max 10.", "1"),
+    ],
+)
+def test_description_defaults_in_the_phrasings_of_the_data(description, expected):
+    assert description_default(description) == expected
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Language; defaults to the user's choice.",
+        "Results use the default sort order.",
+        "By default, all results are returned.",
+        "No default here",
+        "Default none.",
+        "The default currency is used.",
+        "Default language is English for most places",
+    ],
+)
+def test_prose_about_defaults_is_not_read_as_a_value(description):
+    assert description_default(description) is None
+
+
+def test_response_match_fills_defaults_written_the_real_way():
+    fn = {"name": "Search_Hotels", "parameters": {"type": "object", "properties": {
+        "dest_id": {"type": "string"}, "adults": {"type": "number", "description": "Number of adults. Default 1."},
+        "currency_code": {"type": "string", "description": "Currency code, default USD."}}}}
+    gold = call("Search_Hotels", dest_id="-1")
+    assert response_equivalent(call("Search_Hotels", dest_id="-1", adults=1, currency_code="USD"), gold, fn)
+    assert not response_equivalent(call("Search_Hotels", dest_id="-1", adults=2), gold, fn)
 
 
 def test_schema_defaults_from_schema_and_description():

@@ -70,27 +70,28 @@ def test_begin_round_skips_calls_the_harness_rejected(tmp_path):
     assert [r.status for r in session.episode.results] == ["decode_error", "matched"]
 
 
-def test_replay_uses_judge_verdicts_stored_by_an_earlier_scoring(tmp_path):
+def test_replay_uses_judge_verdicts_stored_in_the_cache_folder_without_asking(tmp_path):
     import asyncio
 
-    from cfb_helpers import ScriptedProvider, trace_of
+    from cfb_helpers import ScriptedProvider
 
-    from callbench.scoring.complexeval import ComplexEvalScorer
+    from callbench.scoring.cfb_types import PredCall, gold_calls_of
     from callbench.scoring.judge import Judge, VerdictCache
     from callbench.suites.base import SuiteOptions
 
-    options = SuiteOptions(extra={"judge": "scripted:judge-1", "judge_cache": str(tmp_path / "cache")})
+    # An earlier run stored the verdict; the judge endpoint is now unreachable (port 9).
+    spec = "openai:judge-1@http://127.0.0.1:9/v1"
+    paris = ("Search_Hotel_Destination", {"query": "Paris, France"})
+    earlier = Judge(ScriptedProvider(reply_for=lambda m: '{"is_equal": true, "reason": "same"}'), label=spec,
+                    cache=VerdictCache(tmp_path / "cache"))
+    hotels = sample("Hotels-0")
+    function = next(f for f in hotels.functions if f["name"] == paris[0])
+    assert asyncio.run(earlier.judge_call(PredCall(0, *paris), gold_calls_of(hotels)[0][0], function, hotels.query))
+
+    options = SuiteOptions(extra={"judge": spec, "judge_cache": str(tmp_path / "cache")})
     suite = load_suite("complexfuncbench:fixture:faithful", options)
     case = next(c for c in suite.cases if c.id == "Hotels-0")
-    paris = ("Search_Hotel_Destination", {"query": "Paris, France"})
-    before = ReplayExecutor().start(case, tmp_path, suite).call(*paris)
-    assert before.annotations["cfb_status"] == "mismatch"  # nothing cached yet
-
-    provider = ScriptedProvider(reply_for=lambda m: '{"is_equal": true, "reason": "same"}'
-                                if "equivalent" in m[0].content else '{"score": 2}')
-    judge = Judge(provider, label="scripted:judge-1", cache=VerdictCache(tmp_path / "cache"))
-    trace = trace_of(wire_turns(case, [[paris]]), final_text="")
-    asyncio.run(ComplexEvalScorer(suite, judge=judge).ascore(case, trace))
-
-    after = ReplayExecutor().start(case, tmp_path, suite).call(*paris)
-    assert after.ok and after.annotations["cfb_method"] == "judge"
+    outcome = ReplayExecutor().start(case, tmp_path, suite).call(*paris)
+    assert not asyncio.iscoroutine(outcome)  # answered at once: nothing to ask
+    assert outcome.ok and outcome.annotations["cfb_method"] == "judge"
+    assert json.loads(outcome.content) == hotels.steps[0][0].response

@@ -7,6 +7,7 @@ deterministic given the settings, the embedder and the judge verdicts it is hand
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -53,6 +54,8 @@ class CallResult:
     error: CallError | None = None
     counted: bool = False
     """Counted as a correct call (numerator of call accuracy)."""
+    judge: bool | None = None
+    """The LLM judge's verdict on this pair, when the cascade reached the judge and it answered."""
 
 
 @dataclass
@@ -65,8 +68,16 @@ class Episode:
     judge: JudgeLookup | None = None
     steps: list[list[GoldCall]] = field(init=False)
     current: list[GoldCall] = field(init=False, default_factory=list)
+    """The open gold list. Faithful: upstream's ``golden_fcs`` exactly (calls leave it only where
+    upstream removes them); improved: never holds a consumed call."""
     pointer: int = field(init=False, default=0)
+    """Gold steps appended to the list so far."""
+    turn_id: int = field(init=False, default=0)
+    """Upstream's step counter: every golden-list update adds one, even past the last step. Faithful
+    mode's final check needs it to have passed the last step."""
     consumed: set[str] = field(init=False, default_factory=set)
+    free_called: set[str] = field(init=False, default_factory=set)
+    """Keys of optional look-ups answered through an identical call (upstream's ``called`` flags)."""
     correct: int = field(init=False, default=0)
     turns: int = field(init=False, default=0)
     ended: list[CallError] | None = field(init=False, default=None)
@@ -74,16 +85,25 @@ class Episode:
     errors: list[tuple[int, CallError, str | None]] = field(init=False, default_factory=list)
     """(turn, error, gold call uid or ``None``) in the order they happened."""
     last_turn_errors: list[CallError] = field(init=False, default_factory=list)
+    """Errors of the last turn's mismatched pairs (upstream's error message: format errors are not in it)."""
     results: list[CallResult] = field(init=False, default_factory=list)
     judge_pending: list[tuple[PredCall, GoldCall]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         prepared = _prepare(self.sample)
         self.steps = prepared.steps
-        self.functions = prepared.functions
+        # Faithful mode checks the format against the functions as the data set writes them (an
+        # unknown type such as "float" is not type-checked, as upstream); improved mode against
+        # the repaired schemas the model was offered.
+        self.functions = prepared.functions if self.faithful else prepared.offered
         self.free = prepared.free
-        self._append_next()
-        self._skip_optional_steps()
+        self.current = list(self.steps[0]) if self.steps else []
+        self.pointer = min(1, len(self.steps))
+        if self.faithful:
+            if _only_free(self.current):
+                self._advance()
+        else:
+            self._skip_optional_steps()
 
     @property
     def faithful(self) -> bool:
@@ -91,17 +111,27 @@ class Episode:
 
     # ------------------------------------------------------------ golden-path updating
 
-    def _append_next(self) -> None:
+    def _advance(self) -> None:
+        """One golden-list update: the next gold step joins the open list."""
+        self.turn_id += 1
         if self.pointer < len(self.steps):
-            self.current.extend(g for g in self.steps[self.pointer] if g.uid not in self.consumed)
+            step = self.steps[self.pointer]
+            # Faithful: upstream appends the whole step; calls already answered leave at its next
+            # removal point. Improved: they never join.
+            self.current.extend(step if self.faithful else [g for g in step if g.uid not in self.consumed])
             self.pointer += 1
 
     def _skip_optional_steps(self) -> None:
-        # A list made only of skippable look-ups (or an empty one) lets the next step join at once.
+        # Improved mode: a list made only of skippable look-ups (or an empty one) lets the next
+        # step join at once, repeatedly, so a chain of look-up steps may all be skipped.
         self.current = [g for g in self.current if g.uid not in self.consumed]
         while self.pointer < len(self.steps) and all(g.skippable for g in self.current):
-            self._append_next()
+            self._advance()
             self.current = [g for g in self.current if g.uid not in self.consumed]
+
+    def _drop_called_free(self) -> None:
+        # Upstream's removal of optional look-ups already answered through an identical call.
+        self.current = [g for g in self.current if not (g.optional and g.key in self.free_called)]
 
     # ------------------------------------------------------------ one model turn
 
@@ -115,15 +145,16 @@ class Episode:
             return self._record([CallResult(c.index, "after_end", GENERIC_ERROR) for c in calls])
         self.turns += 1
         results: dict[int, CallResult] = {}
+        if self.faithful and not self.current and calls:
+            # Upstream: any call once the gold list is empty fails the sample (checked first).
+            self._end([CallError("func_hallucination", None, "call after the gold path was complete")])
+            return self._record([CallResult(c.index, "after_end", GENERIC_ERROR) for c in calls])
         valid = self._decode(calls, results)
         if self.ended is not None:
             return self._record([results.get(c.index) or CallResult(c.index, "after_end", GENERIC_ERROR)
                                  for c in calls])
-        if not self.current and valid and self.faithful:
-            # Upstream: any call once the gold path is exhausted fails the sample.
-            self._end([CallError("func_hallucination", None, "call after the gold path was complete")])
-            return self._record([results.get(c.index) or CallResult(c.index, "after_end", GENERIC_ERROR)
-                                 for c in calls])
+        if self.faithful:
+            self._drop_called_free()
         before = {g.uid for g in self.current}
         pairs, unpaired = self._map(valid, results)
         for pred, gold in pairs:
@@ -133,6 +164,26 @@ class Episode:
         ordered = [results[c.index] for c in calls]
         self._update(ordered, before, may_end)
         return self._record(ordered)
+
+    def judge_candidates(self, calls: list[PredCall], *, may_end: bool = True) -> list[tuple[PredCall, GoldCall]]:
+        """The (call, gold call) pairs this turn would send to the judge that it has no verdict for.
+
+        Plays the turn on a throw-away copy: which pairs reach the judge depends only on the state
+        before the turn, so asking the judge about these first and then playing the turn gives the
+        verdicts a judge deciding during the episode would give.
+        """
+        if self.judge is None or self.ended is not None or not calls:
+            return []
+        probe = self._fork()
+        probe.play_turn(calls, may_end=may_end)
+        return probe.judge_pending
+
+    def _fork(self) -> Episode:
+        probe = copy.copy(self)
+        probe.current, probe.consumed, probe.free_called = list(self.current), set(self.consumed), set(self.free_called)
+        probe.errors, probe.results, probe.judge_pending = list(self.errors), [], []
+        probe.last_turn_errors = list(self.last_turn_errors)
+        return probe
 
     def _record(self, results: list[CallResult]) -> list[CallResult]:
         self.results.extend(results)
@@ -200,6 +251,7 @@ class Episode:
         # An identical optional look-up is answered at any time; improved mode counts it once.
         counted = self.faithful or gold.uid not in self.consumed
         self.consumed.add(gold.uid)
+        self.free_called.add(gold.key)
         self.correct += int(counted)
         return CallResult(pred.index, "matched", gold.response, gold=gold.uid, method="free", counted=counted)
 
@@ -215,28 +267,32 @@ class Episode:
         failed = self._format_failure(pred, gold.uid)
         if failed is not None:
             return failed
-        method = self._cascade(pred, gold)
+        method, verdict = self._cascade(pred, gold)
         if isinstance(method, str):
-            return self._matched(pred, gold, method)
-        self.errors.append((self.turns, method, gold.uid))
-        return CallResult(pred.index, "mismatch", GENERIC_ERROR, gold=gold.uid, error=method)
+            result = self._matched(pred, gold, method)
+        else:
+            self.errors.append((self.turns, method, gold.uid))
+            result = CallResult(pred.index, "mismatch", GENERIC_ERROR, gold=gold.uid, error=method)
+        result.judge = verdict
+        return result
 
-    def _cascade(self, pred: PredCall, gold: GoldCall) -> MatchMethod | CallError:
+    def _cascade(self, pred: PredCall, gold: GoldCall) -> tuple[MatchMethod | CallError, bool | None]:
         improved = not self.faithful
         if rule_match(pred, gold):
-            return "rule"
+            return "rule", None
         gate = critical_gate(pred, gold, improved=improved)
         if gate is not None:
-            return gate
+            return gate, None
         if response_equivalent(pred, gold, self.functions.get(gold.name)):
-            return "response"
+            return "response", None
+        verdict = None
         if self.judge is not None:
             verdict = self.judge(pred, gold)
             if verdict is None:
                 self.judge_pending.append((pred, gold))
             elif verdict:
-                return "judge"
-        return classify_mismatch(pred, gold, improved=improved)
+                return "judge", True
+        return classify_mismatch(pred, gold, improved=improved), verdict
 
     def _unpaired(self, pred: PredCall) -> CallResult:
         if not self.faithful:
@@ -246,20 +302,51 @@ class Episode:
         return CallResult(pred.index, "unpaired", GENERIC_ERROR)
 
     def _update(self, results: list[CallResult], before: set[str], may_end: bool) -> None:
-        self.last_turn_errors = [r.error for r in results if r.error is not None]
+        # Upstream's error message lists the errors of mismatched pairs only; format errors are
+        # answered to the model but are not in it.
+        self.last_turn_errors = [r.error for r in results if r.status == "mismatch" and r.error is not None]
         matched = [r for r in results if r.status == "matched"]
         had_format = any(r.status == "format_error" for r in results)
         if self.faithful and may_end and not matched and not had_format and results:
             self._end(self.last_turn_errors or [CallError("value_error", None, "no call matched")])
             return
-        advance = bool(matched) if self.faithful else any(r.gold in before for r in matched)
+        if self.faithful:
+            self._update_faithful(matched)
+            return
         self.current = [g for g in self.current if g.uid not in self.consumed]
-        if advance:
-            self._append_next()
+        if any(r.gold in before for r in matched):
+            self._advance()
         self._skip_optional_steps()
+
+    def _update_faithful(self, matched: list[CallResult]) -> None:
+        # Upstream's process_matches: drop matched gold calls; one update if anything matched;
+        # drop answered look-ups; one more update if the list is then only look-ups (or holds a
+        # hotel-name Search_Hotels). Never more than these two per turn.
+        matched_uids = {r.gold for r in matched if r.method != "free"}
+        self.current = [g for g in self.current if g.uid not in matched_uids]
+        for r in matched:
+            if r.method == "free":
+                key = self._gold_key(r.gold)
+                hit = next((g for g in self.current if g.key == key), None)
+                if hit is not None:
+                    self.current.remove(hit)
+        if matched:
+            self._advance()
+        self._drop_called_free()
+        if _only_free(self.current):
+            self._advance()
+
+    def _gold_key(self, uid: str | None) -> str | None:
+        return next((g.key for step in self.steps for g in step if g.uid == uid), None)
 
     def _end(self, errors: list[CallError]) -> None:
         self.ended = errors
+
+
+def _only_free(current: list[GoldCall]) -> bool:
+    """Upstream's test for letting the next step join at once: a hotel-name ``Search_Hotels``
+    anywhere in the list, or nothing but optional look-ups (an empty list included)."""
+    return any(g.hotel_search for g in current) or all(g.optional for g in current)
 
 
 @dataclass(frozen=True)
@@ -269,6 +356,9 @@ class _Prepared:
     sample: CfbSample
     steps: list[list[GoldCall]]
     functions: dict[str, dict[str, Any]]
+    """The functions as the data set writes them."""
+    offered: dict[str, dict[str, Any]]
+    """The functions as offered to the model (schemas repaired at load time)."""
     free: dict[str, GoldCall]
 
 
@@ -284,6 +374,7 @@ def _prepare(sample: CfbSample) -> _Prepared:
         return hit
     steps = gold_calls_of(sample)
     prepared = _Prepared(sample, steps, {f["name"]: f for f in sample.functions},
+                         {f["name"]: f for f in sample.offered_functions()},
                          {g.key: g for step in steps for g in step if g.optional})
     if len(_PREPARED) >= _PREPARED_MAX:
         _PREPARED.pop(next(iter(_PREPARED)))

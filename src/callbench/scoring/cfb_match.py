@@ -162,26 +162,69 @@ def critical_gate(pred: CallLike, gold: CallLike, *, improved: bool) -> CallErro
             continue
         if param not in pred.arguments:
             return CallError("param_missing", param, f"critical parameter {param} missing")
-        if not values_equal(pred.arguments[param], gold_value, improved=improved):
+        pred_value = pred.arguments[param]
+        if param == "categories_filter":
+            # Upstream's value checker compares this one as a set of comma-separated items.
+            pred_value, gold_value = _comma_set(pred_value), _comma_set(gold_value)
+        if not values_equal(pred_value, gold_value, improved=improved):
             return CallError("value_error", param, f"critical parameter {param} differs")
     return None
 
 
-_DEFAULT_RE = re.compile(r"\bdefault(?: value)?(?: is|:|=)\s*['\"`]?([^'\"`,;\s]+?)['\"`]?(?:[.,;]?\s|[.,;]?$)", re.IGNORECASE)
+# A default stated in a parameter description. Three shapes, all case-insensitive:
+#   explicit anywhere:     "Default value is 1", "The default is USD", "Default: en-us", "default=3"
+#   "defaults to" anywhere: "Defaults to 1"
+#   bare, opening a clause: "Default 1.", "Currency, default USD.", "(default 30)"
+# The bare shape must open a sentence or clause and be followed by the end of one, so prose such
+# as "uses the default sort order" or "by default, all" is not read as a value.
+_VALUE = r"""(?P<v>'[^']*'|"[^"]*"|`[^`]*`|[^\s,;()'"`]+?)"""
+_END = r"""(?=[.,;:)]*(?:\s|$))"""
+_DEFAULT_PATTERNS = (
+    re.compile(r"\bdefault(?:\s+value)?\s*(?:\bis\b|:|=)\s*" + _VALUE + _END, re.IGNORECASE),
+    re.compile(r"\bdefaults?\s+to\s+" + _VALUE + _END, re.IGNORECASE),
+    re.compile(r"(?:^|[.;,(]\s*)default(?:\s+value)?\s+" + _VALUE + r"(?=[.,;)]+(?:\s|$)|\s*$)",
+               re.IGNORECASE),
+)
+_NOT_VALUES = frozenset({
+    "a", "an", "the", "this", "that", "these", "it", "its", "is", "be", "to", "of", "for", "if", "when",
+    "by", "as", "in", "on", "and", "or", "not", "no", "none", "null", "empty", "nothing", "user", "user's",
+    "users", "value", "values", "will", "all", "any", "one's", "your", "their", "current",
+})
+"""Words that follow "default" in prose but are no value ("defaults to the user's choice")."""
+
+
+def description_default(description: str) -> Any:
+    """The default a parameter description states, or ``None``.
+
+    Reads "Default value is X", "Default: X", "default is X", "defaults to X" and a bare
+    "Default X." opening a clause; trailing punctuation is dropped, quotes are removed, and
+    ``true``/``false`` become booleans. Prose ("defaults to the user's choice") gives ``None``.
+    """
+    for pattern in _DEFAULT_PATTERNS:
+        for found in pattern.finditer(description):
+            raw = found.group("v")
+            if raw[:1] in "'\"`" and raw[-1:] == raw[:1]:
+                return raw[1:-1]
+            value = raw.rstrip(".")
+            if not value or value.lower() in _NOT_VALUES:
+                continue
+            lowered = value.lower()
+            return {"true": True, "false": False}.get(lowered, value)
+    return None
 
 
 def schema_defaults(function: dict[str, Any]) -> dict[str, Any]:
-    """Parameter defaults: a schema ``default`` or a 'Default value is X' in the description."""
+    """Parameter defaults: a schema ``default``, else one stated in the description."""
     props = ((function.get("parameters") or {}).get("properties")) or {}
     out: dict[str, Any] = {}
     for param, spec in props.items():
-        spec = spec or {}
+        spec = spec if isinstance(spec, dict) else {}
         if "default" in spec:
             out[param] = spec["default"]
             continue
-        found = _DEFAULT_RE.search(str(spec.get("description", "")))
-        if found:
-            out[param] = found.group(1)
+        found = description_default(str(spec.get("description", "")))
+        if found is not None:
+            out[param] = found
     return out
 
 

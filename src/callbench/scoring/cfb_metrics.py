@@ -81,6 +81,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for row in rows:
         by_domain[row["domain"]].append(row)
     out["by_domain"] = {d: _figures(rs, faithful, d) for d, rs in sorted(by_domain.items())}
+    warning = _partial_data_warning(out) if faithful else None
+    if warning:
+        out["warnings"] = [warning]
     out["first_errors"] = _first_errors(rows)
     out["steps"] = _steps(rows)
     out["response"] = _response(rows, faithful)
@@ -96,6 +99,16 @@ def _success_denominator(rows: list[dict[str, Any]], faithful: bool, domain: str
     return sum(PUBLISHED_DOMAIN_SIZES.values()) if known else len(rows)
 
 
+def _partial_data_warning(summary: dict[str, Any]) -> str | None:
+    """Faithful mode on fewer samples than published: its success rates are not comparable."""
+    short = [d for d, f in summary["by_domain"].items() if f["n"] < f["success_denominator"]]
+    if summary["n"] >= summary["success_denominator"] and not short:
+        return None
+    return (f"faithful success rates divide by the published sample counts ({summary['success_denominator']} "
+            f"overall; 150 per domain, 400 Cross) but only {summary['n']} sample(s) were loaded; "
+            f"success_rate_loaded divides by the loaded samples")
+
+
 def _figures(rows: list[dict[str, Any]], faithful: bool, domain: str | None) -> dict[str, Any]:
     # Improved mode leaves infrastructure failures out of every denominator (they are counted apart);
     # faithful mode keeps upstream's behaviour: they fail in success rate, vanish from call accuracy.
@@ -107,10 +120,13 @@ def _figures(rows: list[dict[str, Any]], faithful: bool, domain: str | None) -> 
     predicted = sum(r["predicted_calls"] for r in kept if not r["infra"])
     clusters = [str(r["template"]) for r in kept]
     success_values = [float(r["success"]) for r in kept]
+    loaded = {"success_rate_loaded": successes / len(kept) if kept else None} if faithful else {}
     return {
         "n": len(rows), "n_infra_error": sum(1 for r in rows if r["infra"]),
         "success": successes, "success_denominator": denominator,
         "success_rate": successes / denominator if denominator else None,
+        # Faithful only: upstream's formula needs all 1,000 samples; this is the rate over those loaded.
+        **loaded,
         # An interval over loaded samples says nothing about a rate over published denominators.
         "success_rate_ci": bootstrap_interval(success_values, clusters, resamples=RESAMPLES).as_dict()
         if kept and denominator == len(kept) else None,
@@ -196,4 +212,8 @@ def markdown_table(summary: dict[str, Any]) -> str:
               for k in ("completeness", "correctness")]
     row = [summary["mode"], *cells, f"{_pct(summary['success_rate'])} / {_pct(summary['call_accuracy'])}",
            _pct(summary["call_precision"]), *scores]
-    return "\n".join([head, "|" + "---|" * len(row), "| " + " | ".join(row) + " |"])
+    lines = [head, "|" + "---|" * len(row), "| " + " | ".join(row) + " |"]
+    if summary.get("success_rate_loaded") is not None and summary.get("warnings"):
+        lines.append(f"\nsuccess over the {summary['n']} loaded samples: {_pct(summary['success_rate_loaded'])}")
+    lines.extend(f"warning: {w}" for w in summary.get("warnings", []))
+    return "\n".join(lines)

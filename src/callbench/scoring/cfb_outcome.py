@@ -7,7 +7,7 @@ from typing import Any
 
 from callbench.scoring.cfb_engine import Episode
 from callbench.scoring.cfb_match import CallError, ErrorKind
-from callbench.scoring.cfb_types import GoldCall
+from callbench.scoring.cfb_types import END_PRUNED_FUNCTIONS, GoldCall
 
 STOP_ERRORS: dict[str, ErrorKind] = {
     "max_rounds": "max_turns", "max_calls": "max_turns", "timeout": "infra_error", "error": "infra_error",
@@ -43,18 +43,18 @@ class EpisodeOutcome:
 
 def _prune_faithful(remaining: list[GoldCall]) -> list[GoldCall]:
     # Reproduces upstream exactly: removing from the list being iterated skips the element after
-    # each removal, so two adjacent optional calls leave one behind (and the sample fails).
+    # each removal, so two adjacent optional calls leave one behind (and the sample fails); and
+    # only five of the six look-ups are pruned (an unmatched Location_to_Lat_Long stays open).
     for gold in remaining:
-        if gold.skippable:
+        if gold.hotel_search or gold.name in END_PRUNED_FUNCTIONS:
             remaining.remove(gold)
     return remaining
 
 
 def _remaining(episode: Episode) -> list[GoldCall]:
-    left = [g for g in episode.current if g.uid not in episode.consumed]
     if episode.faithful:
-        return _prune_faithful(left)
-    return [g for g in left if not g.skippable]
+        return _prune_faithful(list(episode.current))  # upstream's golden list as it stands
+    return [g for g in episode.current if g.uid not in episode.consumed and not g.skippable]
 
 
 def _terminal(episode: Episode, stop_reason: str) -> list[CallError]:
@@ -65,8 +65,12 @@ def _terminal(episode: Episode, stop_reason: str) -> list[CallError]:
     if episode.faithful and episode.last_turn_errors:
         # GPT-style upstream runners fail the sample with the last tool turn's errors.
         return list(episode.last_turn_errors)
-    steps_left = [s for s in episode.steps[episode.pointer:] if any(not g.skippable for g in s)]
-    if _remaining(episode) or (steps_left if not episode.faithful else episode.pointer < len(episode.steps)):
+    if episode.faithful:
+        # Upstream: stop_early unless the step counter passed the last step and the pruned list is empty.
+        steps_left: object = episode.turn_id < len(episode.steps)
+    else:
+        steps_left = [s for s in episode.steps[episode.pointer:] if any(not g.skippable for g in s)]
+    if _remaining(episode) or steps_left:
         return [CallError("stop_early", None, "answered before the gold path was complete")]
     return []
 
@@ -84,14 +88,16 @@ def _first_error(episode: Episode, terminal: list[CallError]) -> ErrorKind:
     """The error a failed sample is filed under.
 
     Faithful: the first error of the message upstream writes (the terminal error list). Improved:
-    the earliest error the model never repaired (its gold call was never matched afterwards);
-    errors tied to no gold call (a stray malformed call) only count when nothing else explains
-    the failure.
+    the earliest error on a required gold call the model never repaired (never matched
+    afterwards). Errors on optional look-ups are not blamed, since the same trace without that
+    look-up fails the same way; errors tied to no gold call (a stray malformed call) only count
+    when nothing else explains the failure.
     """
     if episode.faithful:
         return terminal[0].kind
+    skippable = {g.uid for step in episode.steps for g in step if g.skippable}
     for _, error, gold in episode.errors:
-        if gold is not None and gold not in episode.consumed:
+        if gold is not None and gold not in episode.consumed and gold not in skippable:
             return error.kind
     return terminal[0].kind
 

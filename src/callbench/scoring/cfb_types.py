@@ -36,6 +36,13 @@ class CfbSettings:
             raise ConfigError(f"complexeval min_similarity must be in [-1, 1], got {self.min_similarity}")
 
 
+END_PRUNED_FUNCTIONS = OPTIONAL_FUNCTIONS - {"Location_to_Lat_Long"}
+"""Optional look-ups upstream drops from the open gold list before its final ``stop_early`` check.
+
+Upstream's end-of-episode pruning names five of the six optional functions: an unmatched
+``Location_to_Lat_Long`` stays open, so a faithful sample that skips it ends ``stop_early``."""
+
+
 def turn_cap(gold_steps: int) -> int:
     """Improved mode's round budget: twice the shortest path plus five."""
     return 2 * gold_steps + 5
@@ -55,6 +62,8 @@ class GoldCall:
     """A location look-up: answered whenever an identical call comes, at any time."""
     skippable: bool
     """May be left out (optional look-ups, and a hotel-name ``Search_Hotels`` as upstream)."""
+    hotel_search: bool = False
+    """A ``Search_Hotels`` call with ``search_type == "hotel"`` (upstream treats it specially)."""
     key: str = ""
     """Canonical name+arguments key (identical-call matching)."""
     text: str = ""
@@ -80,7 +89,7 @@ def gold_calls_of(sample: CfbSample) -> list[list[GoldCall]]:
             optional = call.name in OPTIONAL_FUNCTIONS
             hotel_search = call.name == "Search_Hotels" and call.arguments.get("search_type") == "hotel"
             row.append(GoldCall(f"{k}.{j}", k, call.name, call.arguments, call.response, optional,
-                                optional or hotel_search, canonical(call.name, call.arguments),
+                                optional or hotel_search, hotel_search, canonical(call.name, call.arguments),
                                 call_text(call.name, call.arguments)))
         out.append(row)
     return out

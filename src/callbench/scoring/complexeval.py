@@ -3,7 +3,8 @@
 The scorer groups the trace's calls by round, feeds them to the same :class:`Episode` the replay
 executor used, and reports success, call counts, the first error and (with a judge) response
 completeness/correctness. ``score`` is a pure function of (case, trace) plus cached judge verdicts;
-``ascore`` also asks the judge for verdicts it has not cached yet.
+``ascore`` also asks the judge, turn by turn, for verdicts it does not know yet (during a run the
+replay executor has already asked them: both use the same judge and cache).
 """
 
 from __future__ import annotations
@@ -16,31 +17,24 @@ from typing import Any
 from callbench.harness.trace import Trace
 from callbench.scoring.base import Reason, Verdict
 from callbench.scoring.cfb_engine import Episode
-from callbench.scoring.cfb_metrics import aggregate_records
+from callbench.scoring.cfb_metrics import aggregate_records, markdown_table
 from callbench.scoring.cfb_outcome import EpisodeOutcome, finish
 from callbench.scoring.cfb_types import CfbSettings, PredCall
 from callbench.scoring.embedders import Embedder, make_embedder
-from callbench.scoring.judge import Judge, VerdictCache, judge_lookup
+from callbench.scoring.judge import Judge, LiveJudge, judge_lookup, shared_judge
 from callbench.suites.case import Case
 from callbench.suites.cfb_data import CfbSample
 from callbench.suites.cfb_names import NameMap
 from callbench.suites.complexfuncbench import case_sample, case_settings
 
-MAX_JUDGE_PASSES = 20
-"""Upper bound on replay/judge alternations (each pass can only add verdicts, so few are needed)."""
-
 
 def build_judge(config: dict[str, Any]) -> Judge | None:
-    """A judge from the suite's ``complexeval`` options (``judge: provider:model``), or ``None``."""
-    spec = config.get("judge")
-    if not spec:
-        return None
-    from callbench.providers.model import Model, make_provider  # lazy: the catalog imports scorers
+    """A judge from the suite's ``complexeval`` options (``judge: provider:model``), or ``None``.
 
-    # The Model wrapper adds retries and rate limits; verdicts are cached by the judge itself.
-    provider = Model(make_provider(str(spec)))
-    cache = VerdictCache(config.get("judge_cache"))
-    return Judge(provider, label=str(spec), cache=cache)
+    The same instance the replay executor uses (see :func:`callbench.scoring.judge.shared_judge`).
+    """
+    spec = config.get("judge")
+    return shared_judge(str(spec), config.get("judge_cache")) if spec else None
 
 
 def trace_turns(trace: Trace, names: NameMap) -> list[list[PredCall]]:
@@ -96,25 +90,19 @@ class ComplexEvalScorer:
         return self._verdict(case, trace, episode, outcome, settings, response=self._response_status(trace))
 
     async def ascore(self, case: Case, trace: Trace) -> Verdict:
-        """Score, asking the judge for call verdicts and response scores it has not cached yet."""
-        asked: dict[str, bool] = {}  # verdicts of this scoring, including uncacheable "no" answers
-        episode, outcome, settings = self.replay(case, trace, asked)
-        for _ in range(MAX_JUDGE_PASSES if self.judge is not None else 0):
-            if not episode.judge_pending:
-                break
-            await self._ask_pending(episode, asked)
-            episode, outcome, settings = self.replay(case, trace, asked)
+        """Score, asking the judge, turn by turn, for call verdicts and response scores it does not know."""
+        if self.judge is None:
+            episode, outcome, settings = self.replay(case, trace)
+        else:
+            sample, names = self._sample(case)
+            settings = case_settings(case, self.overrides)
+            live = LiveJudge(self.judge, sample)
+            episode = Episode(sample, settings, self._embedder(settings.embedder), judge=live.lookup)
+            for turn in trace_turns(trace, names):
+                await live.play_turn(episode, turn)
+            outcome = finish(episode, trace.stop_reason)
         response = await self._response_scores(episode.sample, trace, settings)
         return self._verdict(case, trace, episode, outcome, settings, response=response)
-
-    async def _ask_pending(self, episode: Episode, asked: dict[str, bool]) -> None:
-        assert self.judge is not None
-        judge, query = self.judge, episode.sample.query
-        functions = {f["name"]: f for f in episode.sample.functions}
-        pairs = {judge.call_key(p, g, functions.get(g.name)): (p, g) for p, g in episode.judge_pending}
-        answers = await asyncio.gather(*(judge.judge_call(p, g, functions.get(g.name), query)
-                                         for p, g in pairs.values()))
-        asked.update(zip(pairs, answers, strict=True))
 
     # ------------------------------------------------------------ response judge
 
@@ -152,7 +140,8 @@ class ComplexEvalScorer:
             "terminal_errors": [e.kind for e in outcome.terminal], **outcome.counts(),
             "errors": [{"turn": t, "kind": e.kind, "param": e.param, "gold": g} for t, e, g in episode.errors],
             "calls": [{"index": r.index, "status": r.status, "gold": r.gold, "method": r.method,
-                       "error": r.error.kind if r.error else None, "counted": r.counted} for r in episode.results],
+                       "error": r.error.kind if r.error else None, "counted": r.counted, "judge": r.judge}
+                      for r in episode.results],
             "judge_pending": len(episode.judge_pending), "response": response,
         }
         warnings = [f"{len(episode.judge_pending)} call pair(s) await a judge verdict; run the async scorer"] \
@@ -169,7 +158,10 @@ class ComplexEvalScorer:
         """Pooled run-level metrics (see :func:`callbench.scoring.cfb_metrics.aggregate_records`)."""
         labels = {"embedder": self._embedder(self.overrides.get("embedder", "char-ngram")).name,
                   "judge": self.judge.label if self.judge else "skipped: not configured"}
-        return aggregate_records(records, scorer=self.name, labels=labels)
+        summary = aggregate_records(records, scorer=self.name, labels=labels)
+        if summary.get("n") or "by_mode" in summary:
+            summary["table"] = markdown_table(summary)  # printed by the CLI under the run summary
+        return summary
 
 
 def verdict_metrics(outcome: EpisodeOutcome, settings: CfbSettings, response: dict[str, Any]) -> dict[str, float]:

@@ -7,15 +7,18 @@ folder (one JSON-lines file) so ``callbench score`` reuses verdicts offline.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from callbench._hashing import sha256_of
 from callbench.errors import ProviderError
 from callbench.messages import GenerationSettings, Message
-from callbench.scoring.cfb_engine import JudgeLookup
+from callbench.scoring.cfb_engine import CallResult, Episode, JudgeLookup
 from callbench.scoring.cfb_types import GoldCall, PredCall
 from callbench.suites.cfb_data import CfbSample
 
@@ -94,6 +97,11 @@ class Judge:
         self.label = label or f"{getattr(provider, 'name', 'provider')}:{getattr(provider, 'model', '')}"
         self.cache = cache or VerdictCache()
         self.requests = 0
+        self._transient: dict[str, bool] = {}
+        """Verdicts not written to the cache (unparsable replies = "not equal"), kept for this
+        process so the run's answer and its scoring agree."""
+        self._inflight: dict[str, asyncio.Task[bool]] = {}
+        """Questions being asked now: concurrent cases asking about the same pair wait for one request."""
 
     def describe(self) -> dict[str, Any]:
         return {"judge_model": self.label, "prompt_hash": PROMPT_HASH}
@@ -117,16 +125,37 @@ class Judge:
                           "pred": [pred.name, pred.arguments], "gold": [gold.name, gold.arguments]})
 
     def lookup_call(self, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None) -> bool | None:
-        """The cached verdict for a pair, or ``None`` when the judge has not seen it."""
-        value = self.cache.get(self.call_key(pred, gold, function))
-        return None if value is None else bool(value["is_equal"])
+        """The known verdict for a pair, or ``None`` when the judge has not seen it."""
+        key = self.call_key(pred, gold, function)
+        value = self.cache.get(key)
+        return bool(value["is_equal"]) if value is not None else self._transient.get(key)
 
     async def judge_call(self, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None, query: str) -> bool:
-        """Ask (or recall) whether ``pred`` is equivalent to ``gold``; unparsable replies mean no."""
+        """Ask (or recall) whether ``pred`` is equivalent to ``gold``; unparsable replies mean no.
+
+        Safe under concurrency: while one request about a pair is under way, other callers asking
+        about the same pair wait for it instead of sending their own.
+        """
         key = self.call_key(pred, gold, function)
-        cached = self.cache.get(key)
-        if cached is not None:
-            return bool(cached["is_equal"])
+        known = self.lookup_call(pred, gold, function)
+        if known is not None:
+            return known
+        task = self._inflight.get(key)
+        if task is None or task.get_loop() is not asyncio.get_running_loop():
+            task = asyncio.ensure_future(self._ask_call(key, pred, gold, function, query))
+            self._inflight[key] = task
+            task.add_done_callback(functools.partial(self._settled, key))
+        # A cancelled waiter (a case that timed out) must not cancel the others' request.
+        return await asyncio.shield(task)
+
+    def _settled(self, key: str, task: asyncio.Task[bool]) -> None:
+        if self._inflight.get(key) is task:
+            del self._inflight[key]
+        if not task.cancelled():
+            task.exception()  # retrieved here so an outage nobody waits for any more is not logged twice
+
+    async def _ask_call(self, key: str, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None,
+                        query: str) -> bool:
         user = (
             f"User request:\n{query}\n\nFunction definition:\n{json.dumps(function, ensure_ascii=False)}\n\n"
             f"Call 1:\n{json.dumps({'name': pred.name, 'arguments': pred.arguments}, ensure_ascii=False)}\n\n"
@@ -134,8 +163,12 @@ class Judge:
         )
         reply = await self._ask(CALL_SYSTEM, user, tolerate_outage=False)
         if reply is None or not isinstance(reply.get("is_equal"), bool):
-            return False  # as upstream: no parsable verdict counts as not equal (and is not cached)
-        self.cache.put(key, {"is_equal": reply["is_equal"], "reason": str(reply.get("reason", ""))})
+            # As upstream: no parsable verdict counts as not equal. Not cached, so a later scoring
+            # asks again; remembered for this process so the run and its scoring agree.
+            self._transient[key] = False
+            return False
+        self.cache.put(key, {"is_equal": reply["is_equal"], "reason": str(reply.get("reason", "")),
+                             "judge": self.label, "prompt_hash": PROMPT_HASH})
         return reply["is_equal"]
 
     # ------------------------------------------------------------ response quality
@@ -168,14 +201,63 @@ def _as_score(value: Any) -> int | None:
 
 
 def judge_lookup(judge: Judge, sample: CfbSample, asked: dict[str, bool] | None = None) -> JudgeLookup:
-    """A synchronous verdict lookup for an episode: the judge's cache, then ``asked`` (verdicts of
-    the current scoring, including uncacheable ones); ``None`` when the pair was never judged."""
+    """A synchronous verdict lookup for an episode: the judge's known verdicts, then ``asked``
+    (verdicts of the current scoring); ``None`` when the pair was never judged."""
     functions = {f["name"]: f for f in sample.functions}
     extra = asked if asked is not None else {}
 
     def lookup(pred: PredCall, gold: GoldCall) -> bool | None:
         function = functions.get(gold.name)
-        cached = judge.lookup_call(pred, gold, function)
-        return cached if cached is not None else extra.get(judge.call_key(pred, gold, function))
+        known = judge.lookup_call(pred, gold, function)
+        return known if known is not None else extra.get(judge.call_key(pred, gold, function))
 
     return lookup
+
+
+class LiveJudge:
+    """A judge bound to one sample, deciding while an episode is played (executor and scorer alike).
+
+    Before each model turn, :meth:`play_turn` asks the judge about the pairs the turn will reach
+    it with, concurrently, and then plays the turn; so the model is answered with the verdicts a
+    judge deciding during the episode gives, as in upstream's pipeline.
+    """
+
+    def __init__(self, judge: Judge, sample: CfbSample) -> None:
+        self.judge = judge
+        self.sample = sample
+        self.functions = {f["name"]: f for f in sample.functions}
+        self.lookup = judge_lookup(judge, sample)
+
+    async def resolve(self, pairs: Iterable[tuple[PredCall, GoldCall]]) -> None:
+        """Ask the judge about every pair it has no verdict for (verdicts land in its cache)."""
+        unique = {self.judge.call_key(p, g, self.functions.get(g.name)): (p, g) for p, g in pairs}
+        await asyncio.gather(*(self.judge.judge_call(p, g, self.functions.get(g.name), self.sample.query)
+                               for p, g in unique.values()))
+
+    async def play_turn(self, episode: Episode, calls: list[PredCall], *, may_end: bool = True) -> list[CallResult]:
+        """Judge what the turn needs, then play it."""
+        pending = episode.judge_candidates(calls, may_end=may_end)
+        if pending:
+            await self.resolve(pending)
+        return episode.play_turn(calls, may_end=may_end)
+
+
+_SHARED: dict[tuple[str, str], Judge] = {}
+
+
+def shared_judge(spec: str, folder: str | Path | None = None) -> Judge:
+    """The judge for a ``provider:model`` string and cache folder, one per process.
+
+    The replay executor (which asks during the run) and the scorer (which re-plays the trace
+    afterwards) get the same instance, so they share verdicts, in-flight requests and the cache.
+    """
+    key = (str(spec), str(Path(folder).resolve()) if folder else "")
+    judge = _SHARED.get(key)
+    if judge is None:
+        from callbench.providers.model import Model, make_provider  # lazy: the catalog imports scorers
+
+        # The Model wrapper adds retries and rate limits; verdicts are cached by the judge itself.
+        judge = Judge(Model(make_provider(str(spec))), label=str(spec),
+                      cache=VerdictCache(Path(folder) if folder else None))
+        _SHARED[key] = judge
+    return judge

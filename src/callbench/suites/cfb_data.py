@@ -4,11 +4,14 @@ One line holds ``id`` (``"<Domain>-<n>"``), ``functions`` (the offered tool list
 ``conversations``: the user query, then per gold step an assistant turn with its parallel
 ``function_call`` list followed by an ``observation`` turn whose ``content`` list answers those
 calls by index, and finally the gold answer as assistant text. Problems are reported per line
-with the file, line and field named; they are never asserted.
+with the file, line and field named; they are never asserted. A parameter schema that is not
+valid JSON Schema only because of a type name (``"float"``) is repaired for the offered tools and
+the repair is reported; the sample is kept, as upstream keeps it.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -59,11 +62,20 @@ class CfbSample(BaseModel):
     steps: list[list[CfbCall]]
     """Gold path: one list of parallel calls per step."""
     answer: str
+    repaired: dict[str, dict[str, Any]] = {}
+    """Function name -> its parameter schema repaired into valid JSON Schema (only repaired ones)."""
 
     @property
     def template(self) -> str:
         """Template id: the upstream data expands each template to 10 consecutive ids."""
         return f"{self.domain}/{self.index // 10}"
+
+    def offered_functions(self) -> list[dict[str, Any]]:
+        """The functions as offered to a model: ``functions`` with repaired parameter schemas."""
+        if not self.repaired:
+            return self.functions
+        return [{**f, "parameters": self.repaired[f["name"]]} if f["name"] in self.repaired else f
+                for f in self.functions]
 
 
 @dataclass
@@ -72,6 +84,8 @@ class LoadReport:
 
     samples: list[CfbSample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    """One ``file:line: functions[i] (name): what was repaired`` per repaired schema (line kept)."""
 
 
 class _LineProblem(Exception):
@@ -135,27 +149,51 @@ def _parse_steps(turns: list[Any]) -> list[list[CfbCall]]:
     return steps
 
 
-def _parse_functions(raw: Any) -> list[dict[str, Any]]:
+def _parse_functions(raw: Any) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
     functions = _as_json(raw, "field 'functions'", list)
     seen: set[str] = set()
+    repaired: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
     for i, fn in enumerate(functions):
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
             raise _LineProblem(f"functions[{i}]: needs a string 'name'")
         if fn["name"] in seen:
             raise _LineProblem(f"functions[{i}]: duplicate function name {fn['name']!r}")
         seen.add(fn["name"])
-        _check_parameters(fn, i)
-    return functions
+        fixed, changes = _check_parameters(fn, i)
+        if fixed is not None:
+            repaired[fn["name"]] = fixed
+            notes.extend(f"functions[{i}] ({fn['name']}): {change}" for change in changes)
+    return functions, repaired, notes
 
 
-def _check_parameters(fn: dict[str, Any], i: int) -> None:
-    # A schema the validator cannot use would crash the run mid-case; report it with its line.
+TYPE_ALIASES = {
+    "float": "number", "double": "number", "decimal": "number", "int": "integer", "long": "integer",
+    "str": "string", "text": "string", "bool": "boolean", "list": "array", "tuple": "array",
+    "dict": "object", "map": "object",
+}
+"""Type names that are not JSON Schema types, read as the JSON Schema type they mean."""
+JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+
+
+def _check_parameters(fn: dict[str, Any], i: int) -> tuple[dict[str, Any] | None, list[str]]:
+    """Check one function's parameter schema; returns (repaired schema or ``None``, repair notes).
+
+    A schema the validator cannot use would crash the run mid-case. When only its type names are
+    wrong, they are repaired (upstream checks no other type than string/number/boolean/array and
+    so accepts such schemas); anything else is reported with its line and the line is skipped.
+    """
     parameters = fn.get("parameters", {"type": "object", "properties": {}})
     if not isinstance(parameters, dict):
         raise _LineProblem(f"functions[{i}] ({fn['name']}): 'parameters' must be an object")
     problem = _schema_problem(canonical_json(parameters))
-    if problem:
-        raise _LineProblem(f"functions[{i}] ({fn['name']}): {problem}")
+    if not problem:
+        return None, []
+    fixed, changes = _repair_types(canonical_json(parameters))
+    left = _schema_problem(canonical_json(fixed)) if changes else problem
+    if left:
+        raise _LineProblem(f"functions[{i}] ({fn['name']}): {left}")  # what no repair could fix
+    return copy.deepcopy(fixed), list(changes)
 
 
 @lru_cache(maxsize=1024)
@@ -167,6 +205,42 @@ def _schema_problem(parameters_json: str) -> str | None:
         where = "/".join(map(str, exc.path)) or "parameters"
         return f"invalid JSON Schema at {where}: {exc.message}"
     return None
+
+
+@lru_cache(maxsize=1024)
+def _repair_types(parameters_json: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    # Cached like the check: the data set repeats its functions thousands of times.
+    schema = json.loads(parameters_json)
+    changes: list[str] = []
+    _fix_node(schema, "parameters", changes)
+    return schema, tuple(changes)
+
+
+def _fix_node(node: Any, where: str, changes: list[str]) -> None:
+    if isinstance(node, list):
+        for k, item in enumerate(node):
+            _fix_node(item, f"{where}/{k}", changes)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    if isinstance(kind, str) and kind not in JSON_TYPES:
+        fixed = _fixed_type(kind)
+        if fixed is None:
+            del node["type"]  # an unknown type name: any value is accepted, as upstream does
+            changes.append(f"{where}/type {kind!r} is not a JSON Schema type: dropped (any value accepted)")
+        else:
+            node["type"] = fixed
+            changes.append(f"{where}/type {kind!r} read as {fixed!r}")
+    for key, value in node.items():
+        if key in ("enum", "const", "default", "examples", "required"):
+            continue  # values, not schemas
+        _fix_node(value, f"{where}/{key}", changes)
+
+
+def _fixed_type(kind: str) -> str | None:
+    lowered = kind.strip().lower()
+    return lowered if lowered in JSON_TYPES else TYPE_ALIASES.get(lowered)
 
 
 def parse_sample(obj: Any) -> CfbSample:
@@ -187,11 +261,16 @@ def parse_sample(obj: Any) -> CfbSample:
     if not isinstance(last, dict) or last.get("role") != "assistant" or not isinstance(last.get("content"), str):
         raise _LineProblem("the last conversation turn must be the assistant's gold answer (string content)")
     steps = _parse_steps(turns)
-    functions = _parse_functions(obj.get("functions"))
+    functions, repaired, _notes = _parse_functions(obj.get("functions"))
     return CfbSample(
         id=obj["id"], domain=domain, index=index, query=first["content"],
-        functions=functions, steps=steps, answer=last["content"],
+        functions=functions, steps=steps, answer=last["content"], repaired=repaired,
     )
+
+
+def schema_repairs(obj: dict[str, Any]) -> list[str]:
+    """What :func:`parse_sample` repaired in a line's function schemas (one note per change)."""
+    return _parse_functions(obj.get("functions"))[2]
 
 
 def read_jsonl(path: Path, *, strict: bool = False) -> LoadReport:
@@ -202,7 +281,8 @@ def read_jsonl(path: Path, *, strict: bool = False) -> LoadReport:
         strict: Raise on the first bad line instead of collecting problems.
 
     Returns:
-        The usable samples and one ``file:line: problem`` string per skipped line.
+        The usable samples, one ``file:line: problem`` string per skipped line, and one
+        ``file:line: repair`` string per repaired schema.
 
     Raises:
         SuiteError: the file is unreadable, ``strict`` and a line is bad, or ids repeat.
@@ -232,4 +312,6 @@ def read_jsonl(path: Path, *, strict: bool = False) -> LoadReport:
             continue
         seen[sample.id] = lineno
         report.samples.append(sample)
+        if sample.repaired:
+            report.repairs.extend(f"{path.name}:{lineno}: {note}" for note in schema_repairs(obj))
     return report

@@ -90,6 +90,10 @@ def load_suite(spec: str = SUITE_NAME, options: SuiteOptions | None = None) -> S
     report = read_jsonl(path, strict=_flag(options.extra.get("strict", False)))
     for problem in report.problems:
         log.warning("skipped %s", problem)
+    if report.repairs:
+        lines = len({r.split(": ", 1)[0] for r in report.repairs})
+        log.warning("%s: repaired %d function schema problem(s) on %d line(s), e.g. %s (all in the suite "
+                    "metadata 'load_repairs')", path.name, len(report.repairs), lines, report.repairs[0])
     if not report.samples:
         first = f"; first problem: {report.problems[0]}" if report.problems else ""
         raise UserError(f"{path}: no usable ComplexFuncBench sample{first}")
@@ -110,11 +114,13 @@ def build_suite(report: LoadReport, settings: CfbSettings, *, source: str, extra
         description="ComplexFuncBench: multi-step constrained function calling on replayed Booking APIs",
         source=source,
         default_k=None,  # every sample's own function list is offered, as upstream does
-        metadata={"complexeval": config, "load_problems": report.problems, "samples": len(cases)},
+        metadata={"complexeval": config, "load_problems": report.problems, "load_repairs": report.repairs,
+                  "samples": len(cases)},
     )
 
 
 def _contract(function: dict[str, Any], names: NameMap) -> ToolContract:
+    # ``function`` comes from ``offered_functions()``: schemas repaired at load time are offered.
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
     return ToolContract(
         name=names.wire(function["name"]), description=str(function.get("description", "")),
@@ -133,7 +139,7 @@ def sample_to_case(sample: CfbSample, settings: CfbSettings) -> Case:
     rounds = FAITHFUL_ROUND_LIMIT if settings.mode == "faithful" else turn_cap(len(sample.steps))
     return Case(
         id=sample.id, category=sample.domain, instruction=sample.query,
-        tools=[_contract(f, names) for f in sample.functions], expected=expected,
+        tools=[_contract(f, names) for f in sample.offered_functions()], expected=expected,
         max_rounds=rounds, executor="replay", harness_guidance=False, template=sample.template,
         executor_config={"sample": sample.model_dump(mode="json"), "names": names.to_wire,
                          "mode": settings.mode, "embedder": settings.embedder,
