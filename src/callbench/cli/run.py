@@ -13,6 +13,7 @@ from callbench.cli.common import print_summary
 from callbench.errors import ConfigError
 from callbench.harness.config import RunConfig, config_from_dict
 from callbench.messages import GenerationSettings
+from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 
 DEFAULT_SUITES = ("genomics",)
 DEFAULT_MODEL = "baseline"
@@ -43,7 +44,7 @@ def run(
     tpm: Annotated[Optional[float], typer.Option("--tpm", help="Tokens per minute per endpoint.")] = None,
     max_connections: Annotated[Optional[int], typer.Option("--max-connections", help="Open requests per endpoint.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
-    request_timeout: Annotated[Optional[float], typer.Option("--request-timeout", help="Seconds per model request.")] = None,
+    request_timeout: Annotated[float, typer.Option("--request-timeout", help="Seconds per model request before it is retried; keep it well below the case time limit (120 s unless the case sets one).")] = DEFAULT_REQUEST_TIMEOUT_S,
     max_retries: Annotated[int, typer.Option("--max-retries", help="Retries per request on 429/5xx/timeouts.")] = 6,
     max_retry_time: Annotated[float, typer.Option("--max-retry-time", help="Cap on retry time per request (s).")] = 300.0,
     price_table: Annotated[Optional[Path], typer.Option("--price-table", help="YAML/JSON prices per model for cost estimates.")] = None,
@@ -57,7 +58,7 @@ def run(
 ) -> None:
     settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
                                   reasoning_effort=reasoning_effort, thinking_budget=thinking_budget,
-                                  timeout_s=request_timeout or 120.0)
+                                  timeout_s=request_timeout)
     if progress == "auto":
         progress = "rich" if sys.stdout.isatty() else "plain"
     engine_options: dict[str, Any] = dict(

@@ -8,6 +8,7 @@ from typing import Any
 
 from callbench.harness.modes import HarnessMode
 from callbench.messages import GenerationSettings
+from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,9 @@ class RunConfig:
     max_connections: int | None = None
     max_retries: int = 6
     max_retry_time_s: float = 300.0
-    request_timeout_s: float | None = None
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
+    """Seconds per model request before it is retried (``None``: ``settings.timeout_s``). Its own
+    default, well below the default case limit: see docs/providers.md, "Case time limit"."""
     cache: bool = True
     cache_path: Path | None = None
     price_table: Path | None = None

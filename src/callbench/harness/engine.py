@@ -1,5 +1,8 @@
 """The engine: loads suites, runs cases concurrently (rounds within a case in order), scores,
-appends records as each case finishes, resumes, and writes the summary."""
+appends records as each case finishes, resumes, and writes the summary.
+
+The case time limit is kept by a :class:`CaseClock` that charges the model only for its own time;
+see docs/providers.md, "Case time limit"."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from callbench.harness.modes import ModePolicy
 from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.trace import Trace
-from callbench.providers.model import Model
+from callbench.providers.model import Model, endpoint_waits
 from callbench.report.records import (
     CaseRecord,
     ErrorInfo,
@@ -40,6 +43,89 @@ from callbench.tools.retrieve import retrieval_recall, select_tools
 
 
 _CASE_NUMBERS = itertools.count(1)
+
+CASE_TIMEOUT = "CaseTimeout"
+"""Error type of a case whose time limit ran out while the harness was waiting on the endpoint."""
+
+
+class CaseTimeoutError(Exception):
+    """The case has no time left to wait on the endpoint (raised before a request is sent)."""
+
+
+class CaseClock:
+    """A case's time limit, charging the model only for the time it is responsible for.
+
+    Two readings of one limit (``limit_s``):
+
+    * **model time**, the wall time minus the time spent waiting on the endpoint (rate limiter,
+      requests in flight, retry backoff; reported by :class:`~callbench.providers.model.Model`
+      through ``endpoint_waits``). Tools, built-in agents and the harness run on model time; when
+      it reaches the limit the case stops as a scored ``timeout``;
+    * **wall time**, which bounds the waits: the harness waits on the endpoint only until
+      ``limit_s`` of wall time have passed. A wait cut by it, or one that would start after it,
+      makes the case an error record (``CaseTimeout``), which ``--resume`` re-runs.
+
+    One ``asyncio.timeout_at`` scope carries whichever deadline applies now: the wall deadline
+    during a wait, the model-time deadline otherwise (never earlier than the wall deadline).
+    ``charged_to`` says which one was armed, so it still tells after the timeout fired.
+    """
+
+    def __init__(self, limit_s: float) -> None:
+        self.limit_s = limit_s
+        self._loop = asyncio.get_running_loop()
+        self.started = self._loop.time()
+        self.waited_s = 0.0
+        """Seconds of finished waits on the endpoint."""
+        self.waiting_for = ""
+        """What the current (or last) wait was for: ``request``, ``retry backoff``..."""
+        self.charged_to: str = "model"
+        """``model`` or ``endpoint``: whose deadline the scope carries now."""
+        self._depth = 0
+        self._wait_started = 0.0
+        self._scope: asyncio.Timeout | None = None
+
+    def scope(self) -> asyncio.Timeout:
+        """The timeout scope to run the episode in (enter it once)."""
+        self._scope = asyncio.timeout_at(self.started + self.limit_s)
+        return self._scope
+
+    def expired(self) -> bool:
+        """True once the limit fired."""
+        return self._scope is not None and self._scope.expired()
+
+    def begin(self) -> None:
+        """A wait on the endpoint starts. Raises :class:`CaseTimeoutError` past the wall deadline."""
+        if self._depth == 0:
+            now = self._loop.time()
+            if now >= self.started + self.limit_s:
+                self.waiting_for = "request"
+                raise CaseTimeoutError(self.message(now))
+            self._wait_started = now
+            self._arm("endpoint", self.started + self.limit_s)
+        self._depth += 1
+
+    def note(self, what: str) -> None:
+        self.waiting_for = what
+
+    def end(self) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.waited_s += self._loop.time() - self._wait_started
+            self._arm("model", self.started + self.waited_s + self.limit_s)
+
+    def _arm(self, charged_to: str, when: float) -> None:
+        # Once fired, the scope keeps the deadline (and charged_to the owner) it fired with.
+        if self._scope is not None and not self._scope.expired():
+            self.charged_to = charged_to
+            self._scope.reschedule(when)
+
+    def message(self, now: float | None = None) -> str:
+        """Why a case became a ``CaseTimeout`` error record (one line)."""
+        now = self._loop.time() if now is None else now
+        waited = self.waited_s + (now - self._wait_started if self._depth else 0.0)
+        return (f"case time limit of {self.limit_s:g}s ran out while waiting on the endpoint "
+                f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "
+                "were spent waiting on the endpoint, which is never charged to the model")
 
 
 @dataclass
@@ -167,12 +253,15 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
     expected = case.expected_tools()
     recall = retrieval_recall(expected, set(names), {n: registry.equivalents(n) for alts in expected for n in alts})
     fan.emit("on_case_start", case, job.trial, names)
+    # run.json keeps the mode's rule; a record carries the budget its case really ran with (cases
+    # may set their own: DAG 2*n_core+2, ComplexFuncBench, BFCL), computed as the loop computes it.
+    assistance = {**policy.assistance(), "round_budget": policy.round_budget(len(expected), case.max_rounds)}
     record = CaseRecord(
         key=case.key, suite=suite.name, case_id=case.id, category=case.category, trial=job.trial,
         instruction=case.prompt_text(), prompt_sha256=case.prompt_sha256(), offered_tools=names,
-        expected_tools=case.expected_tools(), expected=[s.model_dump(mode="json") for s in case.expected],
+        expected_tools=expected, expected=[s.model_dump(mode="json") for s in case.expected],
         retrieval_recall=recall, harness_mode=policy.mode,
-        harness_assistance=policy.assistance(), template=case.template, started_at=started,
+        harness_assistance=assistance, template=case.template, started_at=started,
     )
     episode = Episode(case, offered, policy, suite.system_prompt)
     error = await _play(job, episode, model, config, fan)
@@ -191,14 +280,28 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
     # removing a folder for every case would cost more than the whole harness loop.
     workdir = Path(tempfile.gettempdir()) / f"callbench-{os.getpid()}-{next(_CASE_NUMBERS)}"
     session = job.executor.start(case, workdir, job.suite)
+    clock = CaseClock(case.timeout_s)
+    token = endpoint_waits.set(clock)
     try:
         try:
             bound = model.for_case(case)
             if job.trial > 1:  # repeated trials must not be answered from trial 1's cache entries
                 bound = bound.with_salt(f"trial-{job.trial}")
-            await asyncio.wait_for(run_episode(episode, bound, session, config.settings, fan), case.timeout_s)
-        except TimeoutError:
-            episode.trace.stop_reason = "timeout"
+            # A timeout scope in this task (not wait_for's extra task): the clock's context variable
+            # reaches the model, and no task is created per case.
+            async with clock.scope():
+                await run_episode(episode, bound, session, config.settings, fan)
+        except TimeoutError as exc:
+            if not clock.expired():  # raised by a tool or a session, not by the case limit
+                episode.trace.stop_reason = "error"
+                return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc) or "timeout inside the case")
+            if clock.charged_to == "endpoint":
+                episode.trace.stop_reason = "error"
+                return ErrorInfo(type=CASE_TIMEOUT, message=clock.message())
+            episode.trace.stop_reason = "timeout"  # the model's own time ran out: a scored result
+        except CaseTimeoutError as exc:
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=CASE_TIMEOUT, message=str(exc))
         except FatalProviderError:
             raise
         except ProviderError as exc:
@@ -208,6 +311,7 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))
         finally:
+            endpoint_waits.reset(token)
             episode.trace.final_state = _snapshot(session)
             session.close()
     finally:

@@ -10,6 +10,12 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+DEFAULT_REQUEST_TIMEOUT_S = 60.0
+"""Seconds one model request may take before it counts as a transient failure and is retried.
+
+Half the default case limit (120 s): a stalled request is cut and retried while the case still has
+time, instead of lasting as long as the case (docs/providers.md, "Case time limit")."""
+
 
 @dataclass(frozen=True)
 class EndpointLimits:

@@ -8,7 +8,10 @@ lives here, so every provider gets the same policy:
   and on total retry time per request;
 * fatal failures (400/401/403/404) are raised at once;
 * whatever is still failing propagates as a ``ProviderError``: the engine records the case as
-  an ``error``, never as a model failure.
+  an ``error``, never as a model failure;
+* the time spent waiting on the endpoint (rate limiter, requests, retry backoff) is reported to
+  the running case's :class:`EndpointWaits` (see :data:`endpoint_waits`), so that the case time
+  limit never charges it to the model.
 """
 
 from __future__ import annotations
@@ -18,15 +21,22 @@ import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError
 from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
 from callbench.providers.cache import ResponseCache, cache_key
-from callbench.providers.limits import EndpointLimiter, EndpointLimits, estimate_tokens, limiter_for
+from callbench.providers.limits import (
+    DEFAULT_REQUEST_TIMEOUT_S,
+    EndpointLimiter,
+    EndpointLimits,
+    estimate_tokens,
+    limiter_for,
+)
 from callbench.secrets import scrub
 from callbench.tools.contract import ToolContract
 
@@ -79,13 +89,31 @@ class ModelOptions:
 
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     limits: EndpointLimits = field(default_factory=EndpointLimits)
-    request_timeout_s: float | None = None
-    """Overrides ``GenerationSettings.timeout_s`` when set."""
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
+    """Seconds per request (``None``: ``GenerationSettings.timeout_s``)."""
     use_cache: bool = True
     cache_path: str | None = None
 
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+class EndpointWaits(Protocol):
+    """Told when a case starts and stops waiting on the endpoint (the engine's case clock)."""
+
+    def begin(self) -> None:
+        """The case starts waiting on the endpoint; may raise if the case has no time left."""
+
+    def note(self, what: str) -> None:
+        """What the case waits for now: ``request``, ``retry backoff``, ``rate limiter or connection slot``."""
+
+    def end(self) -> None:
+        """The wait is over (an answer, or an error that propagates)."""
+
+
+endpoint_waits: ContextVar[EndpointWaits | None] = ContextVar("callbench_endpoint_waits", default=None)
+"""The running case's clock. A context variable, not an argument, so that every model the case
+waits on is covered: the model under test and any service a tool calls (a live judge)."""
 
 
 class Model:
@@ -188,18 +216,27 @@ class Model:
             if hit is not None:
                 self.counters["cache_hits"] += 1
                 return hit
-        turn = await self._with_retries(messages, tools, settings)
+        waits = endpoint_waits.get()
+        if waits is None:
+            turn = await self._with_retries(messages, tools, settings, None)
+        else:
+            waits.begin()
+            try:
+                turn = await self._with_retries(messages, tools, settings, waits)
+            finally:
+                waits.end()
         if key is not None and self.cache is not None:
             self.cache.put(key, turn, self.provider.name, self.provider.model)
         return turn
 
     async def _with_retries(
-        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings,
+        waits: EndpointWaits | None,
     ) -> ModelTurn:
         policy, started, retries = self.options.retry, time.monotonic(), 0
         while True:
             try:
-                return await self._attempt(messages, tools, settings)
+                return await self._attempt(messages, tools, settings, waits)
             except TransientProviderError as exc:
                 self.counters[f"transient:{type(exc).__name__}"] += 1
                 retries += 1
@@ -214,19 +251,26 @@ class Model:
                 self.counters["retries"] += 1
                 if isinstance(exc, RateLimitedError) and exc.retry_after:
                     limiter_of(self).pause(exc.retry_after)
+                if waits is not None:
+                    waits.note("retry backoff")
                 await self._sleep(wait)
             except ProviderError as exc:
                 self.counters[f"fatal:{type(exc).__name__}"] += 1
                 raise
 
     async def _attempt(
-        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings,
+        waits: EndpointWaits | None,
     ) -> ModelTurn:
         limiter = limiter_for(self.provider.connection_key(), self.options.limits)
         estimate = estimate_tokens(sum(len(m.content) for m in messages)) + settings.max_tokens // 8
+        if waits is not None:
+            waits.note("rate limiter or connection slot")
         await limiter.acquire(estimate)
         used: int | None = None
         try:
+            if waits is not None:
+                waits.note("request")
             turn = await self._timed(self._request(messages, tools, settings))
             if turn.usage is not None:
                 used = turn.usage.input_tokens + turn.usage.output_tokens
@@ -271,10 +315,14 @@ def options_from_config(config: Any) -> ModelOptions:
         max_connections=pick("max_connections", None), rpm=pick("rpm", None), tpm=pick("tpm", None)
     )
     cache_path = pick("cache_path", None)
+    request_timeout = pick("request_timeout_s", default.request_timeout_s)
+    if isinstance(request_timeout, bool) or not isinstance(request_timeout, (int, float)) or request_timeout <= 0:
+        raise ConfigError(f"request_timeout_s (--request-timeout) must be a positive number of seconds, "
+                          f"got {request_timeout!r}")
     return ModelOptions(
         retry=retry,
         limits=limits,
-        request_timeout_s=pick("request_timeout_s", None),
+        request_timeout_s=float(request_timeout),
         use_cache=bool(pick("cache", True)),
         cache_path=str(cache_path) if cache_path else None,
     )
