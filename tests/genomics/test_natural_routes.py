@@ -49,6 +49,17 @@ def test_weight_of_the_translate_dna_output_passes(tmp_path: Path) -> None:
     assert _failed(verdicts) == {}
 
 
+def test_weight_through_the_equivalent_translate_sequence_passes_completion(tmp_path: Path) -> None:
+    # translate_sequence is a declared equivalent of translate_dna whose keys are mapped (dna -> sequence).
+    cds, _ = _lacz(tmp_path)
+    protein = T["translate_sequence"](Workspace(tmp_path / "ts"), sequence=cds)["protein"]
+    verdicts = _verdicts(tmp_path, "genomics-complex", "cds_translate_mw",
+                         tool_call_turn("get_coding_sequence", {"gene_name": "lacZ"}),
+                         tool_call_turn("translate_sequence", {"sequence": cds}),
+                         tool_call_turn("calculate_molecular_weight", {"sequence": protein, "type": "protein"}))
+    assert set(_failed(verdicts)) == {"native-function-contract", "real-tool-execution"}
+
+
 def test_weight_of_a_wrong_frame_fails(tmp_path: Path) -> None:
     cds, _ = _lacz(tmp_path)
     ws = Workspace(tmp_path / "frame2")
@@ -117,3 +128,25 @@ def test_highlight_removed_by_another_label_fails(tmp_path: Path) -> None:
     verdicts = _verdicts(tmp_path, "genomics-complex", "highlight_session_tour", *_tour("gyrA"))
     for tier in TIERS[:3]:
         assert not verdicts[tier].passed, tier
+
+
+# -- export_genbank_format as a follow-up of execute_actions(auto_save) --------------------------------
+def test_re_exporting_the_auto_saved_file_is_tolerated(tmp_path: Path) -> None:
+    verdicts = _verdicts(tmp_path, "genomics-simple", "edit_execute_save",
+                         tool_call_turn("execute_actions", {"auto_save": True, "filename": "edited_genome.gbk"}),
+                         tool_call_turn("export_genbank_format", {"filename": "edited_genome.gbk"}))
+    assert verdicts["task-completion-execution"].passed, verdicts["task-completion-execution"].rationale
+
+
+def test_exporting_another_file_after_execute_actions_is_a_state_change(tmp_path: Path) -> None:
+    verdicts = _verdicts(tmp_path, "genomics-simple", "edit_execute_save",
+                         tool_call_turn("execute_actions", {"auto_save": True, "filename": "edited_genome.gbk"}),
+                         tool_call_turn("export_genbank_format", {"filename": "other.gbk"}))
+    assert "unexpected_state_change" in verdicts["task-completion-execution"].codes
+
+
+def test_exporting_before_execute_actions_is_not_a_follow_up(tmp_path: Path) -> None:
+    verdicts = _verdicts(tmp_path, "genomics-simple", "edit_execute_save",
+                         tool_call_turn("export_genbank_format", {"filename": "edited_genome.gbk"}),
+                         tool_call_turn("execute_actions", {"auto_save": True, "filename": "edited_genome.gbk"}))
+    assert "unexpected_state_change" in verdicts["task-completion-execution"].codes

@@ -80,7 +80,8 @@ def genbank_qualifiers(feature: dict[str, Any]) -> dict[str, list[str]]:
 @tool(CAT, "Export the genome with its features (including user annotations and executed edits) as GenBank, "
       "keeping their qualifiers (gene, locus_tag, product, note, translation, ...; names as /label).",
       params={"filename": FILE}, required=("filename",), keywords=("save genbank", "gbk"),
-      follow_up_of=("execute_actions",), result=WRITTEN)
+      # Tolerated after execute_actions only when it re-exports the file that auto_save wrote.
+      follow_up_of=({"tool": "execute_actions", "same_values": {"filename": "result.savedTo"}},), result=WRITTEN)
 def export_genbank_format(ws: Workspace, filename: str) -> dict[str, Any]:
     from io import StringIO
 
