@@ -63,8 +63,10 @@ def test_contracts_are_strict_and_documented() -> None:
 
 def test_relationships_are_declared_where_natural() -> None:
     registry = load_registry()
-    assert "execute_actions" in registry.get("export_genbank_format").follow_up_of
-    assert {"replace_sequence", "insert_sequence", "paste_sequence"} <= set(registry.get("execute_actions").follow_up_of)
+    (export_rule,) = registry.get("export_genbank_format").follow_ups()
+    assert export_rule.tool == "execute_actions" and export_rule.same_values == {"filename": "result.savedTo"}
+    followed = {rule.tool for rule in registry.get("execute_actions").follow_ups()}
+    assert {"replace_sequence", "insert_sequence", "paste_sequence"} <= followed
     assert "translate_sequence" in registry.equivalents("translate_dna")
     assert "blast_create_quick_db_for_current_genome" in registry.equivalents("blast_create_db_from_genome")
     assert registry.get("navigate_to_position").alternative_keys == {"position": [["start"]]}
