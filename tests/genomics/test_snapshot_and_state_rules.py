@@ -83,3 +83,14 @@ def test_translate_sequence_stands_for_translate_dna_with_its_own_keys(suite_all
                            {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 1})
     assert _completion(suite_all, "simple/seq_translate_table1", "translate_dna",
                        {"dna": "ATGTGGTGACAATAG", "genetic_code": 1})
+
+
+def test_literals_equal_to_the_schema_default_are_flagged_at_load(tmp_path: Path, suite_all: Suite) -> None:
+    from callbench.report.records import read_header
+    from callbench.suites.lint import default_literal_notes
+
+    notes = default_literal_notes(suite_all)
+    assert any("search_tandem_repeats" in n and "minCopies = 3" in n for n in notes)
+    result = api.run("genomics", "oracle", case_ids=["simple/search_tandem_repeats"], out_dir=tmp_path / "r",
+                     progress="quiet")
+    assert read_header(result.run_dir).suites[0].notes == notes

@@ -75,6 +75,19 @@ def run(
     result = asyncio.run(_run(config))
     if config.progress != "quiet":
         print_summary(result.summary, result.run_dir)
+        print_suite_notes(result.run_dir)
+
+
+def print_suite_notes(run_dir: Path) -> None:
+    """One line per suite with load-time notes (the notes themselves are in run.json)."""
+    from callbench.cli.common import console
+    from callbench.report.records import read_header
+
+    for info in read_header(run_dir).suites:
+        if info.notes:
+            console.print(f"  note: suite {info.name}: {len(info.notes)} expected literal(s) equal their schema "
+                          "default; the completion tier accepts omitting them (run.json lists them)",
+                          markup=False, highlight=False)
 
 
 async def _run(config: RunConfig) -> Any:

@@ -12,11 +12,10 @@ from typing import Any
 from callbench import __version__
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, UserError
-from callbench.executors.base import Executor
+from callbench.executors.base import Executor, resolve_executor
 from callbench.harness.config import RunConfig
 from callbench.harness.modes import HARNESS_MODES, ModePolicy, prompt_template_hash
 from callbench.providers.model import Model, build_model
-from callbench.executors.base import resolve_executor
 from callbench.report.records import (
     RUN_FILE,
     CaseRecord,
@@ -29,6 +28,7 @@ from callbench.report.records import (
 )
 from callbench.suites.base import DEFAULT_TIERS, Suite
 from callbench.suites.case import Case
+from callbench.suites.lint import suite_notes
 from callbench.suites.resolve import load_suite
 
 
@@ -105,7 +105,8 @@ def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str,
         suites=[SuiteInfo(name=s.name, spec=spec, hash=s.hash, registry_hash=s.registry.hash,
                           prompt_template_hash=prompt_template_hash(s.system_prompt), n_cases=len(s.cases),
                           source=s.source, data=str(config.data) if config.data else None,
-                          data_versions=dict(s.metadata.get("data_versions") or {}))
+                          data_versions=dict(s.metadata.get("data_versions") or {}),
+                          notes=suite_notes(s, list(scorers.get(s.name, ()))))
                 for spec, s in zip(config.suites, suites)],
         scorers={name: list(table) for name, table in scorers.items()}, executor=config.executor,
         retrieval_k=config.k, suite_k={s.name: s.retrieval_k(config.k) for s in suites},

@@ -31,6 +31,8 @@ class SuiteInfo(BaseModel):
     data: str | None = None
     data_versions: dict[str, str] = Field(default_factory=dict)
     """Versions of external data the suite was built from (e.g. ``{"bfcl-eval": "2026.3.23"}``)."""
+    notes: list[str] = Field(default_factory=list)
+    """Load-time findings that change how verdicts read (see :mod:`callbench.suites.lint`)."""
 
 
 class RunHeader(BaseModel):
