@@ -231,3 +231,58 @@ def test_records_carry_the_round_budget_each_case_ran_with(tmp_path: Path) -> No
     for record in starter.records:
         assert record.harness_assistance["round_budget"] == len(record.expected_tools) + 4
     assert read_header(starter.run_dir).harness_assistance["round_budget"] == "expected_steps + 4"
+
+
+def test_a_request_shared_with_other_cases_never_touches_a_finished_case() -> None:
+    """A request started in one case's context may outlive it (a shared judge request in its own
+    task, awaited by several cases): it must not move, or crash on, the first case's finished clock."""
+    from callbench.harness.engine import CaseClock
+    from callbench.providers.model import endpoint_waits
+
+    async def shared_request() -> str:
+        waits = endpoint_waits.get()  # inherited from the case that started the task
+        assert waits is not None
+        waits.begin()
+        try:
+            await asyncio.sleep(0.3)
+        finally:
+            waits.end()
+        return "answer"
+
+    async def scenario() -> str:
+        clock = CaseClock(0.1)
+        token = endpoint_waits.set(clock)
+        try:
+            shared = asyncio.ensure_future(shared_request())
+            await clock.run(asyncio.sleep(0.01))
+        finally:
+            endpoint_waits.reset(token)
+        assert not clock.expired() and clock.waited_s == 0.0
+        return await shared  # ends after the case and after its limit
+
+    assert asyncio.run(scenario()) == "answer"
+
+
+def test_awaiting_a_shared_request_is_endpoint_time() -> None:
+    """A case awaiting a request that runs in another task (``endpoint_time``) is waiting on the
+    endpoint: a limit that runs out there is a CaseTimeout, not the model's timeout."""
+    from callbench.harness.engine import CaseClock
+    from callbench.providers.model import endpoint_time, endpoint_waits
+
+    async def scenario(wrap: bool) -> str:
+        clock = CaseClock(0.2)
+        token = endpoint_waits.set(clock)
+        try:
+            shared = asyncio.ensure_future(asyncio.sleep(1.0))
+            pending = asyncio.shield(shared)
+            await clock.run(endpoint_time(pending) if wrap else pending)
+        except TimeoutError:
+            pass
+        finally:
+            endpoint_waits.reset(token)
+            shared.cancel()
+        assert clock.expired()
+        return clock.charged_to
+
+    assert asyncio.run(scenario(True)) == "endpoint"
+    assert asyncio.run(scenario(False)) == "model"

@@ -13,9 +13,10 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from callbench.errors import FatalProviderError, ProviderError
 from callbench.executors.base import Executor
@@ -43,6 +44,7 @@ from callbench.tools.retrieve import retrieval_recall, select_tools
 
 
 _CASE_NUMBERS = itertools.count(1)
+T = TypeVar("T")
 
 CASE_TIMEOUT = "CaseTimeout"
 """Error type of a case whose time limit ran out while the harness was waiting on the endpoint."""
@@ -68,6 +70,10 @@ class CaseClock:
     One ``asyncio.timeout_at`` scope carries whichever deadline applies now: the wall deadline
     during a wait, the model-time deadline otherwise (never earlier than the wall deadline).
     ``charged_to`` says which one was armed, so it still tells after the timeout fired.
+
+    Only waits of the case's own task count: a request another task makes (a shared judge request
+    started in this case's context, which other cases await too) may outlive the case, and must
+    not move its deadline. Once the case is over the clock ignores everything.
     """
 
     def __init__(self, limit_s: float) -> None:
@@ -83,11 +89,22 @@ class CaseClock:
         self._depth = 0
         self._wait_started = 0.0
         self._scope: asyncio.Timeout | None = None
+        self._task: asyncio.Task[Any] | None = None
 
-    def scope(self) -> asyncio.Timeout:
-        """The timeout scope to run the episode in (enter it once)."""
+    async def run(self, episode: Awaitable[T]) -> T:
+        """Await ``episode`` under the limit; raises ``TimeoutError`` when it fires (see :attr:`charged_to`)."""
+        # A timeout scope in this task, not wait_for's extra task: the context variable that
+        # carries the clock reaches the model, and no task is created per case.
+        self._task = asyncio.current_task()
         self._scope = asyncio.timeout_at(self.started + self.limit_s)
-        return self._scope
+        try:
+            async with self._scope:
+                return await episode
+        finally:
+            self._task = None
+
+    def _listening(self) -> bool:
+        return self._task is not None and asyncio.current_task() is self._task
 
     def expired(self) -> bool:
         """True once the limit fired."""
@@ -95,6 +112,8 @@ class CaseClock:
 
     def begin(self) -> None:
         """A wait on the endpoint starts. Raises :class:`CaseTimeoutError` past the wall deadline."""
+        if not self._listening():
+            return
         if self._depth == 0:
             now = self._loop.time()
             if now >= self.started + self.limit_s:
@@ -105,9 +124,12 @@ class CaseClock:
         self._depth += 1
 
     def note(self, what: str) -> None:
-        self.waiting_for = what
+        if self._listening():
+            self.waiting_for = what
 
     def end(self) -> None:
+        if not self._listening():
+            return
         self._depth -= 1
         if self._depth == 0:
             self.waited_s += self._loop.time() - self._wait_started
@@ -287,10 +309,7 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
             bound = model.for_case(case)
             if job.trial > 1:  # repeated trials must not be answered from trial 1's cache entries
                 bound = bound.with_salt(f"trial-{job.trial}")
-            # A timeout scope in this task (not wait_for's extra task): the clock's context variable
-            # reaches the model, and no task is created per case.
-            async with clock.scope():
-                await run_episode(episode, bound, session, config.settings, fan)
+            await clock.run(run_episode(episode, bound, session, config.settings, fan))
         except TimeoutError as exc:
             if not clock.expired():  # raised by a tool or a session, not by the case limit
                 episode.trace.stop_reason = "error"

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError
@@ -96,6 +96,7 @@ class ModelOptions:
 
 
 Sleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
 
 
 class EndpointWaits(Protocol):
@@ -114,6 +115,23 @@ class EndpointWaits(Protocol):
 endpoint_waits: ContextVar[EndpointWaits | None] = ContextVar("callbench_endpoint_waits", default=None)
 """The running case's clock. A context variable, not an argument, so that every model the case
 waits on is covered: the model under test and any service a tool calls (a live judge)."""
+
+
+async def endpoint_time(pending: Awaitable[T]) -> T:
+    """Await ``pending`` as time spent waiting on the endpoint (never charged to the model).
+
+    For requests that run in a task of their own, which the running case's clock does not see: a
+    judge request shared by several cases (``await endpoint_time(asyncio.shield(task))``).
+    """
+    waits = endpoint_waits.get()
+    if waits is None:
+        return await pending
+    waits.begin()
+    try:
+        waits.note("request")
+        return await pending
+    finally:
+        waits.end()
 
 
 class Model:
