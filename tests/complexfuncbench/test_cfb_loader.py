@@ -174,3 +174,12 @@ def test_repaired_types_are_checked_as_offered_only_in_improved_mode(tmp_path):
         episode = Episode(sample, CfbSettings(mode=mode), CharNgramEmbedder())
         statuses[mode] = episode.play_turn([PredCall(0, name, args)])[0].status
     assert statuses == {"faithful": "mismatch", "improved": "format_error"}
+
+
+def test_max_rounds_option_overrides_the_round_budget():
+    faithful = load_suite("complexfuncbench:fixture:faithful", SuiteOptions(extra={"max_rounds": "200"}))
+    assert {c.max_rounds for c in faithful.cases} == {200}
+    with pytest.raises(ConfigError, match="max_rounds must be a positive integer, got 'many'"):
+        load_suite("complexfuncbench:fixture", SuiteOptions(extra={"max_rounds": "many"}))
+    with pytest.raises(ConfigError, match="max_rounds"):
+        load_suite("complexfuncbench:fixture", SuiteOptions(extra={"max_rounds": 0}))

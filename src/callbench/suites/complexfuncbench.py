@@ -4,8 +4,8 @@
 ``--suite complexfuncbench:fixture`` uses the small synthetic fixture shipped for tests. A mode
 may follow (``complexfuncbench:faithful``, ``complexfuncbench:fixture:improved``); the default
 is ``improved``. Options (``SuiteOptions.extra``): ``mode``, ``embedder``, ``min_similarity``,
-``judge`` (a ``provider:model`` string), ``judge_cache`` (a folder), ``strict`` (stop at the first
-bad line instead of skipping it).
+``judge`` (a ``provider:model`` string), ``judge_cache`` (a folder), ``max_rounds`` (the round
+budget per sample), ``strict`` (stop at the first bad line instead of skipping it).
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def load_suite(spec: str = SUITE_NAME, options: SuiteOptions | None = None) -> S
 
 def build_suite(report: LoadReport, settings: CfbSettings, *, source: str, extra: dict[str, Any]) -> Suite:
     """Turn loaded samples into a suite that runs on the replay executor and ComplexEval."""
-    cases = [sample_to_case(s, settings) for s in report.samples]
+    rounds = _max_rounds(extra.get("max_rounds"))
+    cases = [sample_to_case(s, settings, max_rounds=rounds) for s in report.samples]
     config = {
         "mode": settings.mode, "embedder": settings.embedder, "min_similarity": settings.min_similarity,
         "judge": extra.get("judge"), "judge_cache": extra.get("judge_cache"),
@@ -129,14 +130,30 @@ def _contract(function: dict[str, Any], names: NameMap) -> ToolContract:
     )
 
 
-def sample_to_case(sample: CfbSample, settings: CfbSettings) -> Case:
-    """One sample as a case: inline tools, gold steps grouped by turn, replay data for the executor."""
+def _max_rounds(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        rounds = int(value)
+    except (TypeError, ValueError):
+        rounds = 0
+    if rounds < 1 or str(value).strip() != str(rounds):
+        raise ConfigError(f"complexfuncbench option max_rounds must be a positive integer, got {value!r}")
+    return rounds
+
+
+def sample_to_case(sample: CfbSample, settings: CfbSettings, *, max_rounds: int | None = None) -> Case:
+    """One sample as a case: inline tools, gold steps grouped by turn, replay data for the executor.
+
+    ``max_rounds`` overrides the round budget (faithful: 50, since upstream has no cap; improved:
+    twice the gold steps plus five).
+    """
     names = NameMap.build([f["name"] for f in sample.functions] + [c.name for s in sample.steps for c in s])
     expected = [
         ExpectedStep(id=f"s{k}_{j}", tool=names.wire(call.name), arguments=dict(call.arguments), turn=k)
         for k, step in enumerate(sample.steps) for j, call in enumerate(step)
     ]
-    rounds = FAITHFUL_ROUND_LIMIT if settings.mode == "faithful" else turn_cap(len(sample.steps))
+    rounds = max_rounds or (FAITHFUL_ROUND_LIMIT if settings.mode == "faithful" else turn_cap(len(sample.steps)))
     return Case(
         id=sample.id, category=sample.domain, instruction=sample.query,
         tools=[_contract(f, names) for f in sample.offered_functions()], expected=expected,
