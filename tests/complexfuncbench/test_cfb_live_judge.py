@@ -153,3 +153,43 @@ def test_simultaneous_questions_about_one_pair_reach_the_provider_once(tmp_path)
     assert len((tmp_path / "complexeval-judge.jsonl").read_text().splitlines()) == 1
     # A second event loop (e.g. `callbench score` after a run) still finds it, without asking.
     assert asyncio.run(ask_many()) == [True] * 8 and len(provider.requests) == 1
+
+
+def test_waiting_on_the_judge_is_endpoint_time_for_every_case_that_waits(tmp_path):
+    # The judge's request runs in a task of its own (shared by the cases asking the same pair), so
+    # each waiting case must tell its own clock that it waits on an endpoint, not on the model.
+    from callbench.providers.model import endpoint_waits
+
+    class Clock:
+        def __init__(self):
+            self.log = []
+
+        def begin(self):
+            self.log.append("begin")
+
+        def note(self, what):
+            self.log.append(what)
+
+        def end(self):
+            self.log.append("end")
+
+    class Slow(ScriptedProvider):
+        async def generate(self, messages, tools, settings):
+            await asyncio.sleep(0.05)
+            return await super().generate(messages, tools, settings)
+
+    judge = Judge(Slow(reply_for=lambda m: '{"is_equal": true, "reason": "same"}'), label="scripted:judge-1")
+    from callbench.scoring.cfb_types import gold_calls_of
+
+    gold = gold_calls_of(sample("Hotels-0"))[0][0]
+    clocks = [Clock(), Clock()]
+
+    async def one_case(clock):
+        endpoint_waits.set(clock)
+        return await judge.judge_call(PredCall(0, *PARIS), gold, None, "q")
+
+    async def both():
+        return await asyncio.gather(*(asyncio.create_task(one_case(c)) for c in clocks))
+
+    assert asyncio.run(both()) == [True, True]
+    assert [c.log for c in clocks] == [["begin", "request", "end"]] * 2

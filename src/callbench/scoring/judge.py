@@ -145,8 +145,11 @@ class Judge:
             task = asyncio.ensure_future(self._ask_call(key, pred, gold, function, query))
             self._inflight[key] = task
             task.add_done_callback(functools.partial(self._settled, key))
-        # A cancelled waiter (a case that timed out) must not cancel the others' request.
-        return await asyncio.shield(task)
+        from callbench.providers.model import endpoint_time  # lazy: the catalog imports scorers
+
+        # A cancelled waiter (a case that timed out) must not cancel the others' request; the wait
+        # is endpoint time on the waiting case's clock (the request runs in a task of its own).
+        return await endpoint_time(asyncio.shield(task))
 
     def _settled(self, key: str, task: asyncio.Task[bool]) -> None:
         if self._inflight.get(key) is task:
