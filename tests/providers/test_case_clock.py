@@ -20,7 +20,7 @@ from protocol_server import Api, Fault, ProtocolServer, Turn
 import callbench
 from callbench.catalog import catalog
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
-from callbench.report.records import CaseRecord, read_header, read_records
+from callbench.report.records import CaseRecord, read_header
 
 ECHO = {"name": "echo", "description": "Echo a text back.",
         "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}

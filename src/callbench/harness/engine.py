@@ -42,7 +42,6 @@ from callbench.suites.base import Suite
 from callbench.suites.case import Case
 from callbench.tools.retrieve import retrieval_recall, select_tools
 
-
 _CASE_NUMBERS = itertools.count(1)
 T = TypeVar("T")
 
