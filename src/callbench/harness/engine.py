@@ -138,7 +138,8 @@ class CaseClock:
         # Once fired, the scope keeps the deadline (and charged_to the owner) it fired with.
         if self._scope is not None and not self._scope.expired():
             self.charged_to = charged_to
-            self._scope.reschedule(when)
+            if self._scope.when() != when:  # a case's first wait keeps the deadline it started with
+                self._scope.reschedule(when)
 
     def message(self, now: float | None = None) -> str:
         """Why a case became a ``CaseTimeout`` error record (one line)."""
