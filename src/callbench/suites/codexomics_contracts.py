@@ -149,25 +149,25 @@ def annotate(contracts: dict[str, dict[str, Any]]) -> None:
         contract["read_only"] = is_read_only(name)
         others = sorted(other for a, b in EQUIVALENT_TOOLS for this, other in ((a, b), (b, a))
                         if this == name and other in contracts)
-        contract["equivalent_to"] = [_equivalence(contract, contracts[other]) for other in others]
+        contract["equivalent_to"] = [_equivalence(contract, other, contracts[other]) for other in others]
         contract["follow_up_of"] = [f for f in FOLLOW_UPS.get(name, ())
                                     if (f if isinstance(f, str) else f["tool"]) in contracts]
         contract["alternative_keys"] = alternative_keys(name, contract["parameters"])
 
 
-def _equivalence(contract: dict[str, Any], other: dict[str, Any]) -> str | dict[str, Any]:
+def _equivalence(contract: dict[str, Any], name: str, other: dict[str, Any]) -> str | dict[str, Any]:
     """The equivalent tool, with the key mapping upstream's aliases imply (``sequence`` -> ``dna`` for
     translate_sequence/translate_dna): upstream accepts an aliased key, so the equivalent's natural
     call must not fail for its own parameter names."""
-    mine = set((contract["parameters"].get("properties") or {}))
-    theirs = set((other["parameters"].get("properties") or {}))
+    mine = set((contract.get("parameters", {}).get("properties") or {}))
+    theirs = set((other.get("parameters", {}).get("properties") or {}))
     keys = {}
     for key in sorted(mine - theirs):
         alias = next((a for a in KEY_ALIASES.get(camel_key(key), ()) for a in _spellings(a) if a in theirs),
                      None)
         if alias is not None:
             keys[key] = alias
-    return {"tool": other["name"], "keys": keys} if keys else other["name"]
+    return {"tool": name, "keys": keys} if keys else name
 
 
 def alternative_keys(tool: str, parameters: dict[str, Any]) -> dict[str, list[list[str]]]:
