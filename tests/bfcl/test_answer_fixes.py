@@ -58,7 +58,7 @@ def test_every_switch_is_separate_and_recorded():
 @pytest.mark.parametrize("entry_id", QUOTED_ARRAY_ENTRIES)
 def test_java_array_quotes(data, entry_id):
     entries, answers = data
-    (name, params), = answers[entry_id][0].items()
+    ((_, params),) = answers[entry_id][0].items()
     props = entries[entry_id]["function"][0]["parameters"]["properties"]
     quoted, bare = {}, {}
     for param, values in params.items():
@@ -91,8 +91,8 @@ def test_java_any_elements(data):
 
 @pytest.mark.parametrize(("entry_id", "param"), [("simple_java_18", "pageNo"), ("simple_javascript_17", "priorityLevel")])
 def test_int_valued_floats_in_java_and_javascript(data, entry_id, param):
-    entries, answers = data
-    (name, params), = answers[entry_id][0].items()
+    answers = data[1]
+    ((_, params),) = answers[entry_id][0].items()
     args = {key: str(values[0]) for key, values in params.items() if values[0] != ""}
     assert _judge(data, entry_id, args, FAITHFUL).valid
     args[param] = args[param] + ".0"

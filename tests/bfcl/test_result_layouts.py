@@ -47,3 +47,9 @@ def test_a_category_twice_for_one_model_is_refused(tmp_path, bfcl_folder, rows):
     write_result(tmp_path / "result" / A / "non_live" / RESULT, rows)
     with pytest.raises(UserError, match="simple_python.*twice"):
         score_results(tmp_path / "result", data=bfcl_folder)
+
+
+def test_a_group_folder_is_labelled_by_its_model(tmp_path, bfcl_folder, rows):
+    write_result(tmp_path / "result" / A / "non_live" / RESULT, rows)
+    models = score_results(tmp_path / "result" / A / "non_live", data=bfcl_folder)["models"]
+    assert list(models) == [A] and models[A]["categories"]["simple_python"]["correct_count"] == 3

@@ -17,8 +17,10 @@ def _pct(value: float) -> str:
 
 def default_score_dir(folder: Path, mode: str) -> Path:
     """Beside the result dir, as ``bfcl evaluate`` puts ``score/`` beside ``result/`` (never into it)."""
-    from callbench.interop.bfcl_results import is_model_folder
+    from callbench.interop.bfcl_results import GROUP_FOLDERS, is_model_folder
 
+    if folder.name in GROUP_FOLDERS and is_model_folder(folder.parent):
+        folder = folder.parent
     result_dir = folder.parent if folder.is_dir() and is_model_folder(folder) else folder
     return result_dir.parent / ("score-callbench" + ("-improved" if mode == "improved" else ""))
 

@@ -179,6 +179,7 @@ def _add_calls(trace: Trace, info: RoundInfo, item: Any) -> None:
         return
     for name, raw in item.items():
         text = raw if isinstance(raw, str) else json.dumps(raw, default=str)
+        error: str | None = None
         try:
             parsed = json.loads(text)
         except ValueError as exc:

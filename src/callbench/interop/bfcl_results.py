@@ -3,8 +3,8 @@
 Layouts (both accepted by ``bfcl evaluate``): ``<result-dir>/<model>/<group>/BFCL_v4_<category>_result.json``
 and the flat ``<result-dir>/<model>/BFCL_v4_<category>_result.json``.  ``folder`` may be the
 result dir (every sub-folder is a model, as ``bfcl evaluate`` reads it) or one model's folder
-(it holds result files or BFCL group folders); either way each model is labelled by its own
-folder name and a category may appear only once per model.
+(it holds result files or BFCL group folders), or one group folder of a model; either way each
+model is labelled by its own folder name and a category may appear only once per model.
 
 Function names: BFCL decides per model whether ``.`` in a function name must arrive as ``_``
 (the model config's ``underscore_to_dot``).  callbench does the same: a model registered in
@@ -123,7 +123,9 @@ def find_models(folder: Path) -> dict[str, dict[str, Path]]:
     """
     if not folder.is_dir():
         raise UserError(f"{folder}: not a folder of BFCL result files")
-    if is_model_folder(folder):
+    if folder.name in GROUP_FOLDERS and is_model_folder(folder.parent):
+        candidates = [(folder.parent.name, folder)]  # one group folder of a model: label it by the model
+    elif is_model_folder(folder):
         candidates = [(folder.name, folder)]
     else:
         candidates = [(child.name, child) for child in sorted(folder.iterdir()) if child.is_dir()]
@@ -166,7 +168,8 @@ def model_convention(model: str, categories: list[str], explicit: str | None) ->
 def judge_line(row: dict[str, Any], entry: dict[str, Any], category: str, answer: Any,
                options: BfclOptions) -> EntryVerdict:
     """Judge one result line against its question entry."""
-    usage = {key: row[key] for key in ("input_token_count", "output_token_count", "latency") if key in row}
+    usage: dict[str, Any] = {key: row[key] for key in ("input_token_count", "output_token_count", "latency")
+                             if key in row}
     result = row["result"]
     if category in MULTI_TURN:
         outcome = judge_multi_result(entry, result, answer)

@@ -74,8 +74,8 @@ def _fix_params(entry_id: str | None, name: str, spec: dict[str, Any], params: d
                 applied.append("empty_answer_lists")
     if options.required_answer_values:
         for param in required:
-            values = out.get(param)
-            if not values or "" not in values:
+            values = out.get(param) or []
+            if "" not in values:
                 continue
             real = [value for value in values if value != ""] or _stated(entry_id, name, param)
             if real:
