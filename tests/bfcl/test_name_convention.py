@@ -108,3 +108,20 @@ def test_underscore_option_never_changes_a_run_verdict(tmp_path, bfcl_folder):
         result = callbench.run("bfcl:parallel", "oracle", out_dir=tmp_path / flag, progress="quiet", data=bfcl_folder,
                                suite_options={"limit": "5", "underscore_to_dot": flag})
         assert result.summary["tiers"]["bfcl"]["accuracy"] == 1.0, flag
+
+
+def test_prompt_mode_model_is_refused_in_one_line(tmp_path, bfcl_folder):
+    # BFCL's prompt-mode results hold raw text only the model's own handler decodes: scoring them as FC
+    # calls would fail every entry, so the command says why instead.
+    row = {"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"}
+    write_result(tmp_path / "result" / "DeepSeek-V3.2-Exp" / "non_live" / RESULT, [row])
+    with pytest.raises(UserError, match="prompt mode"):
+        _score(tmp_path / "result", bfcl_folder)
+
+
+def test_malformed_result_line_names_file_and_line(tmp_path, bfcl_folder):
+    path = tmp_path / "result" / UNDERSCORING / RESULT
+    path.parent.mkdir(parents=True)
+    path.write_text('{"id": "simple_python_0", "result": []}\n{"id": "nope", "result": []}\n')
+    with pytest.raises(UserError, match=r"BFCL_v4_simple_python_result.json:2: unknown entry id 'nope'"):
+        _score(tmp_path / "result", bfcl_folder)
