@@ -285,7 +285,7 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
         retrieval_recall=recall, harness_mode=policy.mode,
         harness_assistance=assistance, template=case.template, started_at=started,
     )
-    episode = Episode(case, offered, policy, suite.system_prompt)
+    episode = Episode(case, offered, policy, suite.system_prompt, registry=registry)
     error = await _play(job, episode, model, config, fan)
     record.trace = episode.trace
     if error is None:
