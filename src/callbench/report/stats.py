@@ -14,11 +14,12 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from callbench.errors import PoolingError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20240917
@@ -73,6 +74,8 @@ def bootstrap_interval(
     when a case has several trials) whole clusters are drawn with replacement, so correlated
     values do not narrow the interval falsely.
     """
+    import numpy as np  # on first use: summaries without a bootstrap never pay for the import
+
     vals = np.asarray(values, dtype=float)
     if vals.size == 0:
         return Interval(0.0, 0.0, 1.0, "bootstrap")
@@ -87,6 +90,8 @@ def bootstrap_interval(
 def _cluster_totals(vals: np.ndarray, labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     if len(labels) != vals.size:
         raise ValueError("clusters must have one label per value")
+    import numpy as np
+
     index: dict[str, int] = {}
     ids = np.fromiter((index.setdefault(label, len(index)) for label in labels), dtype=int, count=vals.size)
     sums = np.bincount(ids, weights=vals, minlength=len(index))
@@ -97,6 +102,8 @@ def _cluster_totals(vals: np.ndarray, labels: Sequence[str]) -> tuple[np.ndarray
 def _resample_means(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     # Ratio estimator: resampled clusters' total passes over their total size. Done in chunks so
     # 10,000 clusters x 2,000 resamples never builds one huge index matrix.
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     k = sums.size
     out = np.empty(resamples)
@@ -109,6 +116,8 @@ def _resample_means(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: 
 
 
 def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    import numpy as np
+
     alpha = (1 - confidence) / 2
     low, high = np.quantile(samples, [alpha, 1 - alpha])
     return float(low), float(high)
@@ -166,6 +175,8 @@ def paired_comparison(
     """
     if len(a) != len(b):
         raise ValueError("paired vectors must have the same length")
+    import numpy as np
+
     va = np.asarray(a, dtype=float)
     vb = np.asarray(b, dtype=float)
     diff = bootstrap_interval(va - vb, clusters, confidence=confidence, resamples=resamples, seed=seed)

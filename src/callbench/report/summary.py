@@ -12,9 +12,9 @@ from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.report.records import SCHEMA_VERSION, CaseRecord, RunHeader
-from callbench.scoring.tiers import TIERS
 from callbench.report.stats import statistics_summary
 from callbench.report.usage import usage_summary
+from callbench.scoring.base import TIERS
 
 
 def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> str | None:

@@ -30,6 +30,11 @@ ReasonCode = Literal[
 ]
 """Machine-readable failure reasons of the three strict tiers. Other scorers may use their own codes."""
 
+Tier = Literal["native-function-contract", "real-tool-execution", "task-completion-execution"]
+TIERS: tuple[Tier, ...] = ("native-function-contract", "real-tool-execution", "task-completion-execution")
+"""The three strict tiers (defined here, beside the verdict types, so that reading them costs no import of the
+scorers' numerical dependencies)."""
+
 
 class Reason(BaseModel):
     """One machine-readable failure reason with a human message."""

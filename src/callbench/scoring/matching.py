@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from callbench.harness.trace import TraceCall
 from callbench.suites.case import Case, ExpectedStep
@@ -49,6 +48,8 @@ def best_assignment(instances: list[Instance], calls: list[TraceCall], compatibl
     then (with ``succeeded``) calls that executed successfully, and, among equals, listed order."""
     if not instances or not calls:
         return {}
+    from scipy.optimize import linear_sum_assignment  # imported on first use: it costs ~0.6 s at start-up
+
     size_i, size_c = len(instances), len(calls)
     gain = np.zeros((size_i, size_c))
     for i, inst in enumerate(instances):
