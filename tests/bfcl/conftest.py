@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # perturb.py and bfcl_reference.py live here
 
 BFCL_VERSION = "2026.3.23"
-MODEL = "gpt-4o-2024-11-20-FC"  # registered FC model whose BFCL config sets underscore_to_dot
+from bfcl_model import MODEL  # noqa: F401 - re-exported for fixtures
 
 
 def unavailable(message: str) -> None:

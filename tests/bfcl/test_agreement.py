@@ -16,7 +16,7 @@ from pathlib import Path
 
 import perturb_multi
 import pytest
-from conftest import MODEL
+from bfcl_model import MODEL
 from perturb import build_outputs
 
 from callbench.scoring.bfcl_entry import judge_entry

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import MODEL
+from bfcl_model import MODEL
 
 from callbench.cli.main import main
 from callbench.interop.bfcl_results import score_results

@@ -7,7 +7,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import MODEL
+from bfcl_model import MODEL
 from gold_agent import register_gold_provider
 
 from callbench.cli.main import main

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from conftest import MODEL
+from bfcl_model import MODEL
 from results_helpers import dotted_entries, gold_rows, write_result
 
 from callbench.cli.main import main
