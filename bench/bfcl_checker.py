@@ -3,9 +3,9 @@
 Prints (medians over --repeat runs):
 * in-process throughput of both checkers (entries per CPU second, imports and data loading excluded);
 * end-to-end CLI wall and CPU (user+sys) time: ``bfcl evaluate --test-category single_turn`` vs
-  ``callbench score --from-bfcl-results`` on the same result files (CPU time is the figure to trust
+  ``callbench bfcl score-results`` on the same result files (CPU time is the figure to trust
   on a loaded machine);
-* with --agreement: verdict parity over the full ~47k perturbation set (tests/bfcl/perturb.py).
+* with --agreement: verdict parity over the full ~47k perturbation set (tests/benchmarks/bfcl/perturb.py).
 
 Outputs are oracle answers (first acceptable value per parameter, FC format), so most pass.
 BFCL runs in the venv made by .ci/setup.d/40-bfcl.sh (CALLBENCH_BFCL_VENV overrides its place).
@@ -28,13 +28,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests" / "bfcl"))
+sys.path.insert(0, str(ROOT / "tests" / "benchmarks" / "bfcl"))
 
-from callbench.interop.bfcl_export import group_of
-from callbench.scoring.bfcl_entry import judge_entry
-from callbench.scoring.bfcl_options import BfclOptions
-from callbench.suites.bfcl_data import SINGLE_TURN, data_dir, index, load_answers, load_questions
-from callbench.suites.bfcl_oracle import fc_result, gold_calls
+from callbench.benchmarks.bfcl.data import SINGLE_TURN, data_dir, index, load_answers, load_questions
+from callbench.benchmarks.bfcl.entry import judge_entry
+from callbench.benchmarks.bfcl.export import group_of
+from callbench.benchmarks.bfcl.options import BfclOptions
+from callbench.benchmarks.bfcl.oracle import fc_result, gold_calls
 
 MODEL = "gpt-4o-2024-11-20-FC"
 VENV = Path(os.environ.get("CALLBENCH_BFCL_VENV", Path.home() / ".cache" / "callbench-bfcl-venv-2026.3.23"))
@@ -70,7 +70,7 @@ def bfcl_in_process(rows: list[dict], work: Path) -> float:
     source, target = work / "rows.jsonl", work / "verdicts.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(work / "ref-root")}
-    done = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "bfcl" / "bfcl_reference.py"), MODEL,
+    done = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "benchmarks" / "bfcl" / "bfcl_reference.py"), MODEL,
                            str(source), str(target)], env=env, capture_output=True, text=True, check=True)
     return float(done.stdout.strip().splitlines()[-1])
 
@@ -109,7 +109,7 @@ def agreement(folder: Path, work: Path) -> tuple[int, int]:
     source, target = work / "all.jsonl", work / "all-verdicts.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(work / "ref-root")}
-    subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "bfcl" / "bfcl_reference.py"), MODEL,
+    subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "benchmarks" / "bfcl" / "bfcl_reference.py"), MODEL,
                     str(source), str(target)], env=env, capture_output=True, check=True)
     theirs = {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
     entries, answers = index(SINGLE_TURN, folder)
@@ -144,11 +144,11 @@ def main() -> None:
         env = {**os.environ, "BFCL_PROJECT_ROOT": str(work), "OPENAI_API_KEY": "unused",
                "PYTHONPATH": str(ROOT / "src")}
         bfcl_cmd = [str(VENV / "bin" / "bfcl"), "evaluate", "--model", MODEL, "--test-category", "single_turn"]
-        ours_cmd = [sys.executable, "-m", "callbench.cli.main", "score", "--from-bfcl-results", str(result_root)]
+        ours_cmd = [sys.executable, "-m", "callbench.cli.main", "bfcl", "score-results", str(result_root)]
         bfcl_wall, bfcl_cpu = median_times(bfcl_cmd, env, args.repeat)
         ours_wall, ours_cpu = median_times(ours_cmd, env, args.repeat)
         print(f"end-to-end  bfcl evaluate --test-category single_turn: {bfcl_wall:6.2f} s wall, {bfcl_cpu:6.2f} s CPU")
-        print(f"end-to-end  callbench score --from-bfcl-results:       {ours_wall:6.2f} s wall, {ours_cpu:6.2f} s CPU")
+        print(f"end-to-end  callbench bfcl score-results:       {ours_wall:6.2f} s wall, {ours_cpu:6.2f} s CPU")
         print(f"end-to-end  ratio callbench/bfcl: {ours_wall / bfcl_wall:.2f} wall, {ours_cpu / bfcl_cpu:.2f} CPU "
               "(target <= 0.20)")
         if args.agreement:

@@ -18,16 +18,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from callbench.benchmarks.codexomics.golden import replay_golden
+from callbench.benchmarks.codexomics.suite import import_codexomics
+from callbench.benchmarks.codexomics.write import write_suite
 from callbench.executors.contract import ContractExecutor
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
-from callbench.messages import GenerationSettings
 from callbench.providers.agents.oracle import OracleAgent
-from callbench.scoring.tiers import TIERS, score_tier
-from callbench.suites.codexomics import import_codexomics
-from callbench.suites.codexomics_golden import replay_golden
-from callbench.suites.codexomics_write import write_suite
+from callbench.scoring.tiers import score_tier
 from callbench.suites.loader import load_suite_path
+from callbench.types.messages import GenerationSettings
+from callbench.types.verdict import TIERS
 
 
 def default_data() -> Path:

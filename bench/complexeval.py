@@ -18,13 +18,13 @@ import time
 import tracemalloc
 from typing import Any
 
-from callbench.harness.trace import Trace, trace_from_calls
-from callbench.scoring.cfb_engine import Episode
-from callbench.scoring.cfb_outcome import finish
-from callbench.scoring.cfb_types import CfbSettings
-from callbench.scoring.complexeval import ComplexEvalScorer, trace_turns
-from callbench.scoring.embedders import CharNgramEmbedder
-from callbench.suites.complexfuncbench import case_sample, load_suite
+from callbench.benchmarks.complexfuncbench.definitions import CfbSettings
+from callbench.benchmarks.complexfuncbench.embedders import CharNgramEmbedder
+from callbench.benchmarks.complexfuncbench.engine import Episode
+from callbench.benchmarks.complexfuncbench.outcome import finish
+from callbench.benchmarks.complexfuncbench.scorer import ComplexEvalScorer, trace_turns
+from callbench.benchmarks.complexfuncbench.suite import case_sample, load_suite
+from callbench.types.trace import Trace, trace_from_calls
 
 FIVE_CALL_SAMPLES = ("Hotels-0", "Hotels-1", "Flights-0")
 BEHAVIOURS = ("gold", "gold", "wrong_value", "wrong_function", "extra_call", "early_stop", "split_parallel")

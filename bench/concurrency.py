@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 
 import callbench
-from callbench.messages import GenerationSettings, Message
 from callbench.providers.model import Model, ModelOptions
 from callbench.providers.openai_compat import make_provider
+from callbench.types.messages import GenerationSettings, Message
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE.parent / "tests" / "providers" / "protocol_server.py"

@@ -11,16 +11,16 @@ import statistics
 import time
 from pathlib import Path
 
-from callbench.executors.dag import DagExecutor
-from callbench.generate.dag import generate
-from callbench.generate.dag_types import DagParams
+from callbench.benchmarks.funcbenchgen.executor import DagExecutor
+from callbench.benchmarks.funcbenchgen.generator import generate
+from callbench.benchmarks.funcbenchgen.planner import PlannerAgent
+from callbench.benchmarks.funcbenchgen.scorer import DagScorer
+from callbench.benchmarks.funcbenchgen.suite import load_suite
+from callbench.benchmarks.funcbenchgen.tasks import DagParams
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
-from callbench.messages import GenerationSettings
-from callbench.providers.agents.planner import PlannerAgent
-from callbench.scoring.dag import DagScorer
-from callbench.suites.base import SuiteOptions
-from callbench.suites.dag import load_suite
+from callbench.suites.suite import SuiteOptions
+from callbench.types.messages import GenerationSettings
 
 
 def _median_ms(fn, repeats: int) -> float:

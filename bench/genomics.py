@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from callbench import api
-from callbench.domains.genomics.suite import load_all
+from callbench.benchmarks.genomics.suite import load_all
 from callbench.harness.rundir import build_scorers
 from callbench.tools.retrieve import select_tools
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import callbench
 from callbench.catalog import catalog
-from callbench.suites.base import Suite, SuiteOptions
+from callbench.suites.suite import Suite, SuiteOptions
 
 SINGLE_CALL = ("weather_paris", "weather_tokyo_fahrenheit", "convert_distance", "schedule_meeting",
                "notes_search_one_of", "forecast_berlin", "convert_temperature", "email_call_only")

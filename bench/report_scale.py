@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "report")
 from synth import make_records, write_run
 
 from callbench.report.html import write_report
-from callbench.report.stats import statistics_summary
+from callbench.stats import statistics_summary
 
 
 def timed(fn, repeat: int) -> float:

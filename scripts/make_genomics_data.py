@@ -3,7 +3,7 @@
 The output is deterministic for a given seed, so the checked-in files can be regenerated and
 compared byte for byte::
 
-    python scripts/make_genomics_data.py            # writes src/callbench/domains/genomics/data/
+    python scripts/make_genomics_data.py            # writes src/callbench/benchmarks/genomics/data/
     python scripts/make_genomics_data.py OUT_DIR    # writes elsewhere (the tests compare the two)
 
 The genome is synthetic: gene names are borrowed from E. coli for readability, the sequences are
@@ -20,7 +20,7 @@ from Bio.Seq import Seq
 from Bio.SeqFeature import FeatureLocation, SeqFeature
 from Bio.SeqRecord import SeqRecord
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "callbench" / "domains" / "genomics" / "data"
+OUT = Path(__file__).resolve().parent.parent / "src" / "callbench" / "benchmarks" / "genomics" / "data"
 SEED = 20260701
 CHROM_LEN = 120_000
 PLASMID_LEN = 6_000

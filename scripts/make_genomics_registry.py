@@ -1,6 +1,6 @@
 """Write the genomics tool contracts (one YAML file per tool) from the @tool declarations.
 
-    python scripts/make_genomics_registry.py          # rewrites src/callbench/domains/genomics/registry/
+    python scripts/make_genomics_registry.py          # rewrites src/callbench/benchmarks/genomics/registry/
 
 The tests regenerate the contracts in memory and fail when a checked-in file differs.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from callbench.domains.genomics.bindings import SPECS
-from callbench.domains.genomics.registry_io import contract_yaml
+from callbench.benchmarks.genomics.bindings import SPECS
+from callbench.benchmarks.genomics.registry_io import contract_yaml
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "callbench" / "domains" / "genomics" / "registry"
+OUT = Path(__file__).resolve().parent.parent / "src" / "callbench" / "benchmarks" / "genomics" / "registry"
 
 
 def main() -> None:

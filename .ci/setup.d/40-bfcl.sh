@@ -3,7 +3,7 @@
 # 1. bfcl-eval's data files and multi-turn backends in the main environment, WITHOUT its
 #    dependencies (its full install pins numpy 1.26.4 and pulls torch; never downgrade us).
 # 2. A separate venv with bfcl-eval and only the dependencies its checker import chain needs
-#    (no torch, sentence-transformers or faiss), used by tests/bfcl/test_agreement.py and
+#    (no torch, sentence-transformers or faiss), used by tests/benchmarks/bfcl/test_agreement.py and
 #    bench/bfcl_checker.py through a subprocess. Cached under ~/.cache, keyed by version.
 set -euo pipefail
 

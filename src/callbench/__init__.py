@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from callbench.types.version import __version__
 
 __all__ = ["__version__", "load_records", "load_suite", "run", "run_async", "score_run"]
 

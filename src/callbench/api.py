@@ -9,13 +9,13 @@ from typing import Any
 
 from callbench.harness.config import RunConfig
 from callbench.harness.engine import RunResult
-from callbench.messages import GenerationSettings
+from callbench.types.messages import GenerationSettings
 
 
-def make_config(suite: str | Sequence[str] = "genomics", model: str = "baseline", tier: str | Sequence[str] = (),
+def make_config(suite: str | Sequence[str] = (), model: str = "baseline", tier: str | Sequence[str] = (),
                 **options: Any) -> RunConfig:
     """Build a :class:`RunConfig` from friendly arguments (``tier="all"`` = the three strict tiers)."""
-    suites = (suite,) if isinstance(suite, str) else tuple(suite)
+    suites = (suite,) if isinstance(suite, str) else tuple(suite)  # empty: the embedded default suite
     tiers = (tier,) if isinstance(tier, str) else tuple(tier)
     settings = options.pop("settings", None) or GenerationSettings()
     for key in ("out_dir", "data", "registry", "runs_root", "cache_path", "price_table"):
@@ -26,7 +26,7 @@ def make_config(suite: str | Sequence[str] = "genomics", model: str = "baseline"
     return RunConfig(suites=suites, model=model, tiers=tiers, settings=settings, **options)
 
 
-async def run_async(suite: str | Sequence[str] = "genomics", model: str = "baseline",
+async def run_async(suite: str | Sequence[str] = (), model: str = "baseline",
                     tier: str | Sequence[str] = (), *, observers: Sequence[Any] = (), **options: Any) -> RunResult:
     """Run a benchmark (async). Options are the fields of :class:`RunConfig`."""
     from callbench.harness.engine import run_async as engine_run
@@ -34,7 +34,7 @@ async def run_async(suite: str | Sequence[str] = "genomics", model: str = "basel
     return await engine_run(make_config(suite, model, tier, **options), observers)
 
 
-def run(suite: str | Sequence[str] = "genomics", model: str = "baseline", tier: str | Sequence[str] = (), *,
+def run(suite: str | Sequence[str] = (), model: str = "baseline", tier: str | Sequence[str] = (), *,
         observers: Sequence[Any] = (), **options: Any) -> RunResult:
     """Run a benchmark and return its :class:`RunResult` (folder, summary, records)."""
     return asyncio.run(run_async(suite, model, tier, observers=observers, **options))

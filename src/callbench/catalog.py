@@ -1,4 +1,4 @@
-"""One registry per kind (suite, provider, executor, scorer) with lazy entries and "did you mean".
+"""One registry per kind (suite, provider, executor, scorer, CLI command set) with lazy entries and "did you mean".
 
 Built-ins register exactly as third-party packages do: through the entry-point group ``callbench``,
 whose objects are called with the :class:`Catalog`. callbench's own entry point is
@@ -12,8 +12,8 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any, Generic, Literal, TypeVar
 
-from callbench._names import did_you_mean
 from callbench.errors import UserError
+from callbench.types.names import did_you_mean
 
 Kind = Literal["suite", "provider", "executor", "scorer"]
 T = TypeVar("T")
@@ -60,35 +60,39 @@ def _import(path: str, label: str) -> Any:
 
 
 class Catalog:
-    """The four registries."""
+    """One registry per kind, plus the CLI commands that plugins add and the default suite."""
 
     def __init__(self) -> None:
         self.suites: Registry[Any] = Registry("suite")
         self.providers: Registry[Any] = Registry("provider")
         self.executors: Registry[Any] = Registry("executor")
         self.scorers: Registry[Any] = Registry("scorer")
+        self.commands: Registry[Any] = Registry("command set")
+        """``name -> register(app)``: a plugin's CLI commands, added to the ``callbench`` app at start."""
+        self.default_suite: str | None = None
+        """What ``callbench run`` runs without ``--suite`` (set by the plugin that provides it)."""
 
     def of(self, kind: Kind) -> Registry[Any]:
         return {"suite": self.suites, "provider": self.providers, "executor": self.executors,
                 "scorer": self.scorers}[kind]
 
+    def set_default_suite(self, name: str) -> None:
+        """Declare the embedded default suite; the first plugin to declare one keeps it."""
+        if self.default_suite is None:
+            self.default_suite = name
 
-BUILTIN_SUITES = {
-    "starter": "callbench.suites.builtin.starter:load_suite",
-    "genomics": "callbench.domains.genomics.suite:load_all",
-    "genomics-simple": "callbench.domains.genomics.suite:load_simple",
-    "genomics-complex": "callbench.domains.genomics.suite:load_complex",
-    "dag": "callbench.suites.dag:load_suite",
-    "complexfuncbench": "callbench.suites.complexfuncbench:load_suite",
-    "bfcl": "callbench.suites.bfcl:load_suite",
-    "codexomics": "callbench.suites.codexomics:load_suite",
-}
+    def require_default_suite(self) -> str:
+        """The default suite, or a one-line error when no installed plugin declares one."""
+        if self.default_suite is None:
+            raise UserError("no default suite is installed; pass --suite NAME (see `callbench suites`)")
+        return self.default_suite
+
+
 BUILTIN_PROVIDERS = {
     "oracle": "callbench.providers.agents.oracle:make_provider",
     "refuse": "callbench.providers.agents.refuse:make_provider",
     "noisy": "callbench.providers.agents.noisy:make_provider",
     "baseline": "callbench.providers.agents.baseline:make_provider",
-    "planner": "callbench.providers.agents.planner:make_provider",
     "openai": "callbench.providers.openai_compat:make_provider",
     "anthropic": "callbench.providers.anthropic:make_provider",
     "prompt": "callbench.providers.prompt_mode:make_provider",
@@ -106,25 +110,30 @@ BUILTIN_PROVIDERS = {
 }
 BUILTIN_EXECUTORS = {
     "contract": "callbench.executors.contract:ContractExecutor",
-    "dag": "callbench.executors.dag:DagExecutor",
-    "replay": "callbench.executors.replay:ReplayExecutor",
-    "bfcl-multi-turn": "callbench.executors.bfcl_multi_turn:BfclMultiTurnExecutor",
 }
 BUILTIN_SCORERS = {
     "native-function-contract": "callbench.scoring.tiers:contract_tier",
     "real-tool-execution": "callbench.scoring.tiers:execution_tier",
     "task-completion-execution": "callbench.scoring.tiers:completion_tier",
     "state-match": "callbench.scoring.state_match:StateMatchScorer",
-    "dag": "callbench.scoring.dag:DagScorer",
-    "complexeval": "callbench.scoring.complexeval:ComplexEvalScorer",
-    "bfcl": "callbench.scoring.bfcl_ast:BfclScorer",
 }
+BUILTIN_BENCHMARKS = {
+    "starter": "callbench.benchmarks.starter:register",
+    "genomics": "callbench.benchmarks.genomics:register",
+    "bfcl": "callbench.benchmarks.bfcl:register",
+    "complexfuncbench": "callbench.benchmarks.complexfuncbench:register",
+    "funcbenchgen": "callbench.benchmarks.funcbenchgen:register",
+    "codexomics": "callbench.benchmarks.codexomics:register",
+}
+"""The benchmarks shipped in this package, as the entry points ``pyproject.toml`` declares. Only read
+when the package metadata is missing (a source tree on ``PYTHONPATH``): names, never imports."""
 
 
 def register_builtins(catalog: Catalog) -> None:
-    """callbench's own entry point: registers the built-ins like any plugin would."""
-    for registry, table in ((catalog.suites, BUILTIN_SUITES), (catalog.providers, BUILTIN_PROVIDERS),
-                            (catalog.executors, BUILTIN_EXECUTORS), (catalog.scorers, BUILTIN_SCORERS)):
+    """callbench's own entry point: registers the core built-ins (agents, providers, the contract
+    executor, the strict tiers and state match) like any plugin would. Benchmarks register themselves."""
+    for registry, table in ((catalog.providers, BUILTIN_PROVIDERS), (catalog.executors, BUILTIN_EXECUTORS),
+                            (catalog.scorers, BUILTIN_SCORERS)):
         for name, target in table.items():
             registry.register(name, target)
 
@@ -136,17 +145,30 @@ def catalog() -> Catalog:
     """The process-wide catalog, filled from every ``callbench`` entry point on first use."""
     global _CATALOG
     if _CATALOG is None:
-        _CATALOG = Catalog()
-        found = list(entry_points(group="callbench"))
-        if not any(ep.value == "callbench.catalog:register_builtins" for ep in found):
-            register_builtins(_CATALOG)  # running from a source tree without installed metadata
-        for ep in sorted(found, key=lambda e: (e.value != "callbench.catalog:register_builtins", e.name)):
-            try:
-                hook = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break callbench
-                raise UserError(f"plugin entry point {ep.name!r} ({ep.value}) failed to load: {exc}") from None
-            hook(_CATALOG)
+        fresh = Catalog()
+        hooks = _entry_point_hooks()
+        for name, value in hooks:
+            _load_hook(name, value)(fresh)
+        _CATALOG = fresh
     return _CATALOG
+
+
+def _entry_point_hooks() -> list[tuple[str, str]]:
+    """(name, "module:attr") of every plugin: callbench's own first, then the rest by name."""
+    found = {ep.name: ep.value for ep in entry_points(group="callbench")}
+    if "callbench.catalog:register_builtins" not in found.values():
+        # A source tree without installed metadata: the package's own entry points, by name.
+        found.update({"builtins": "callbench.catalog:register_builtins", **BUILTIN_BENCHMARKS})
+    return sorted(found.items(), key=lambda item: (item[1] != "callbench.catalog:register_builtins", item[0]))
+
+
+def _load_hook(name: str, value: str) -> Any:
+    try:
+        return _import(value, f"plugin entry point {name!r}")
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not break callbench with a traceback
+        raise UserError(f"plugin entry point {name!r} ({value}) failed to load: {exc}") from None
 
 
 def reset_catalog() -> None:

@@ -15,13 +15,13 @@ from typing import Any
 
 from protocol_server import Api, Turn
 
-from callbench.messages import GenerationSettings, Message, ToolCall
+from callbench.benchmarks.starter.suite import load_suite
 from callbench.providers.agents.oracle import OracleAgent
 from callbench.providers.text_calls import parse_text_calls
 from callbench.providers.wire import ToolNameMap, parse_arguments
-from callbench.suites.base import Suite, SuiteOptions
-from callbench.suites.builtin.starter import load_suite
-from callbench.tools.contract import ToolContract
+from callbench.suites.suite import Suite, SuiteOptions
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ToolCall
 
 
 def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:

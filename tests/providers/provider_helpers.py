@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from callbench.messages import GenerationSettings, Message
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message
 
 WEATHER = ToolContract(
     name="weather.get",

@@ -6,8 +6,8 @@ import pytest
 from provider_helpers import SETTINGS, WEATHER, conversation
 
 from callbench.errors import TransientProviderError
-from callbench.messages import Message, ModelTurn, ToolCall
 from callbench.providers.anthropic import build_request, parse_response
+from callbench.types.messages import Message, ModelTurn, ToolCall
 
 
 def test_parallel_results_merge_into_one_user_turn() -> None:
@@ -49,9 +49,9 @@ def test_signed_thinking_blocks_are_sent_back_with_the_tool_turn() -> None:
 
     from protocol_server import ProtocolServer, Turn
 
-    from callbench.messages import GenerationSettings
     from callbench.providers.anthropic import make_provider
     from callbench.providers.model import Model, ModelOptions
+    from callbench.types.messages import GenerationSettings
 
     def responder(api: str, body: dict[str, object]) -> Turn:
         if len(body["messages"]) == 1:  # type: ignore[arg-type]

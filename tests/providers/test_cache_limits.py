@@ -9,11 +9,11 @@ from pathlib import Path
 from protocol_server import Fault, ProtocolServer
 from provider_helpers import SETTINGS, WEATHER, conversation
 
-from callbench.messages import GenerationSettings, ModelTurn
 from callbench.providers import openai_compat
 from callbench.providers.cache import ResponseCache, cache_key
 from callbench.providers.limits import EndpointLimits, RateBucket
 from callbench.providers.model import Model, ModelOptions
+from callbench.types.messages import GenerationSettings, ModelTurn
 
 
 def _model(server: ProtocolServer, cache: ResponseCache | None, **options: object) -> Model:

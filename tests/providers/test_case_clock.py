@@ -20,7 +20,8 @@ from protocol_server import Api, Fault, ProtocolServer, Turn
 import callbench
 from callbench.catalog import catalog
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
-from callbench.report.records import CaseRecord, read_header
+from callbench.harness.runfolder import read_header
+from callbench.types.records import CaseRecord
 
 ECHO = {"name": "echo", "description": "Echo a text back.",
         "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
@@ -188,7 +189,7 @@ def test_slow_tool_is_a_scored_timeout_with_a_built_in_agent(tmp_path: Path) -> 
 def test_request_timeout_has_its_own_default_below_the_case_limit(tmp_path: Path) -> None:
     from callbench.harness.config import RunConfig
     from callbench.providers.model import Model, ModelOptions, build_model
-    from callbench.suites.case import Case
+    from callbench.types.case import Case
 
     case_limit = Case.model_fields["timeout_s"].default
     config = RunConfig()

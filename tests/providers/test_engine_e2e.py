@@ -12,7 +12,7 @@ from protocol_server import Api, Fault, ProtocolServer, Turn
 
 import callbench
 from callbench.errors import FatalProviderError
-from callbench.report.records import read_records
+from callbench.harness.runfolder import read_records
 
 TIERS = ("native-function-contract", "real-tool-execution", "task-completion-execution")
 N_CASES = 16

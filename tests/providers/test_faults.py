@@ -9,9 +9,9 @@ from protocol_server import Fault, ProtocolServer, Turn
 from provider_helpers import SETTINGS, WEATHER, conversation
 
 from callbench.errors import FatalProviderError, RateLimitedError, TransientProviderError
-from callbench.messages import ModelTurn
 from callbench.providers import anthropic, openai_compat
 from callbench.providers.model import Model, ModelOptions
+from callbench.types.messages import ModelTurn
 
 
 def ask(server: ProtocolServer, options: ModelOptions, api: str = "openai") -> tuple[ModelTurn, Model]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from provider_helpers import WEATHER, conversation
 
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.providers.hf_local import make_provider
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

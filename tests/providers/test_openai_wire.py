@@ -6,9 +6,9 @@ import pytest
 from provider_helpers import SETTINGS, WEATHER, conversation, openai_body
 
 from callbench.errors import TransientProviderError
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.providers.openai_compat import build_request, parse_response
 from callbench.providers.presets import Quirks
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 
 
 def test_request_carries_settings_tools_and_sanitised_names() -> None:

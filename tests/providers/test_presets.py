@@ -78,7 +78,7 @@ def test_openrouter_forbids_fallback_and_options_override_quirks(monkeypatch: py
 def test_anthropic_request_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
         make_provider("anthropic:claude-sonnet-4-5")
-    from callbench.messages import GenerationSettings
+    from callbench.types.messages import GenerationSettings
 
     body, names = anthropic.build_request("c", conversation(), [WEATHER],
                                           GenerationSettings(tool_choice="required", parallel_tool_calls=False,

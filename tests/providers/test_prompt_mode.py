@@ -8,9 +8,9 @@ import pytest
 from protocol_server import ProtocolServer, Turn
 from provider_helpers import SETTINGS, WEATHER, conversation
 
-from callbench.messages import Message, ModelTurn, ToolCall
 from callbench.providers.prompt_mode import FORMAT_ERROR, make_provider, to_text_messages
 from callbench.providers.text_calls import parse_text_calls
+from callbench.types.messages import Message, ModelTurn, ToolCall
 
 NAMES = {"weather.get", "add"}
 

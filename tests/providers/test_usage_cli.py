@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from callbench.cli import cache as cache_cli
 from callbench.errors import ConfigError
-from callbench.harness.trace import RoundInfo, Trace
-from callbench.messages import ModelTurn, Usage
+from callbench.harness.usage import Price, load_prices, percentile, usage_summary
 from callbench.providers.cache import ResponseCache
-from callbench.report.records import CaseRecord
-from callbench.report.usage import Price, load_prices, percentile, usage_summary
+from callbench.types.messages import ModelTurn, Usage
+from callbench.types.records import CaseRecord
+from callbench.types.trace import RoundInfo, Trace
 
 
 def _record(case: str, rounds: list[tuple[int, int, float, bool]]) -> CaseRecord:

@@ -99,7 +99,7 @@ def make_records(n: int, *, seed: int = 1, trials: int = 1, **kw: Any) -> list[d
 
 def write_run(run_dir: Path, records: list[dict[str, Any]], *, model: str = "scripted", summary: bool = True) -> Path:
     """Write ``run.json`` + ``records.jsonl`` (+ ``summary.json``) like a finished run."""
-    from callbench.report.stats import statistics_summary
+    from callbench.stats import statistics_summary
 
     run_dir.mkdir(parents=True, exist_ok=True)
     header = {"run_id": run_dir.name, "model": model, "harness_mode": records[0]["harness_mode"] if records else "oracle-assisted",

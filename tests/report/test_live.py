@@ -5,9 +5,9 @@ from types import SimpleNamespace
 import pytest
 from synth import make_records, write_run
 
-from callbench.harness.trace import RoundInfo, TraceCall
 from callbench.report.live import LiveServer, LiveStateWriter
-from callbench.report.records import CaseRecord
+from callbench.types.records import CaseRecord
+from callbench.types.trace import RoundInfo, TraceCall
 
 
 def _get(url):

@@ -4,11 +4,11 @@ from types import SimpleNamespace
 from rich.console import Console
 from synth import make_records
 
-from callbench.harness.trace import RoundInfo, TraceCall
 from callbench.report.live import LiveStateWriter
 from callbench.report.progress import PlainProgress, ProgressConfig, RichProgress, RunTally, make_observers
-from callbench.report.records import CaseRecord
 from callbench.report.watch import WatchObserver
+from callbench.types.records import CaseRecord
+from callbench.types.trace import RoundInfo, TraceCall
 
 CASE = SimpleNamespace(suite="demo", id="case-00001", instruction="Find [bold]gene[/bold] 1")
 HEADER = SimpleNamespace(run_id="r1", model="scripted", harness_mode="production-parity")

@@ -24,12 +24,18 @@ def _discover() -> None:
     import callbench.cli as package
 
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name in ("main", "common") or info.name.startswith("_"):
+        if info.name in ("main", "common", "groups") or info.name.startswith("_"):
             continue
         module = importlib.import_module(f"callbench.cli.{info.name}")
         register = getattr(module, "register", None)
         if callable(register):
             register(app)
+    # Plugins (the built-in benchmarks included) add their commands through the catalog.
+    from callbench.catalog import catalog
+
+    commands = catalog().commands
+    for name in commands.names():
+        commands.get(name)(app)
 
 
 def main(argv: list[str] | None = None) -> int:

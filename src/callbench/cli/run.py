@@ -9,13 +9,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from callbench.catalog import catalog
 from callbench.cli.common import print_summary
 from callbench.errors import ConfigError
 from callbench.harness.config import RunConfig, config_from_dict
-from callbench.messages import GenerationSettings
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
+from callbench.types.messages import GenerationSettings
 
-DEFAULT_SUITES = ("genomics",)
 DEFAULT_MODEL = "baseline"
 
 
@@ -69,7 +69,7 @@ def run(
         config = _resume_config(resume, engine_options)
     else:
         config = RunConfig(
-            suites=tuple(suite or DEFAULT_SUITES), model=model, tiers=tuple(tier or ()), harness_mode=mode,  # type: ignore[arg-type]
+            suites=tuple(suite or (catalog().require_default_suite(),)), model=model, tiers=tuple(tier or ()), harness_mode=mode,  # type: ignore[arg-type]
             k=parse_k(k), executor=executor, data=data, registry=registry, suite_options=parse_options(option),
             case_ids=tuple(case or ()), limit=limit, trials=trials, out_dir=out, settings=settings, **engine_options)
     result = asyncio.run(_run(config))
@@ -81,7 +81,7 @@ def run(
 def print_suite_notes(run_dir: Path) -> None:
     """One line per suite with load-time notes (the notes themselves are in run.json)."""
     from callbench.cli.common import console
-    from callbench.report.records import read_header
+    from callbench.harness.runfolder import read_header
 
     for info in read_header(run_dir).suites:
         if info.notes:
@@ -106,7 +106,7 @@ def make_observers(config: RunConfig) -> list[Any]:
 
 
 def _resume_config(run_dir: Path, engine_options: dict[str, Any]) -> RunConfig:
-    from callbench.report.records import read_header
+    from callbench.harness.runfolder import read_header
 
     header = read_header(run_dir)
     recorded = header.options.get("config")

@@ -9,7 +9,7 @@ import typer
 
 from callbench.cli.common import console, print_summary
 from callbench.errors import ConfigError
-from callbench.report.records import read_summary
+from callbench.harness.runfolder import read_summary
 
 
 def register(app: typer.Typer) -> None:

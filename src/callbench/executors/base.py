@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from callbench.suites.base import Suite
-    from callbench.suites.case import Case
+    from callbench.suites.suite import Suite
+    from callbench.types.case import Case
 
 
 @dataclass
@@ -45,7 +45,7 @@ class ExecutorSession(ABC):
     def snapshot(self) -> dict[str, Any] | None:
         """The state now, for state-comparison diagnostics (``None``: stateless).
 
-        Must be a detached value (see :func:`callbench.frozen.freeze`): later calls in the same session
+        Must be a detached value (see :func:`callbench.types.frozen.freeze`): later calls in the same session
         must not change a snapshot already taken.
         """
         return None

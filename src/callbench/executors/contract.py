@@ -7,11 +7,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from callbench._hashing import canonical_json
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
-from callbench.suites.base import Suite
-from callbench.suites.case import Case
+from callbench.suites.suite import Suite
 from callbench.tools.registry import ToolRegistry
+from callbench.types.case import Case
+from callbench.types.hashing import canonical_json
 
 MAX_DEPTH = 6
 

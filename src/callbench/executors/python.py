@@ -9,9 +9,9 @@ from typing import Any
 
 from callbench.errors import ToolError
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
-from callbench.frozen import freeze
-from callbench.suites.base import Suite
-from callbench.suites.case import Case
+from callbench.suites.suite import Suite
+from callbench.types.case import Case
+from callbench.types.frozen import freeze
 
 ToolFunction = Callable[..., Any]
 StateFactory = Callable[[Case, Path], Any]

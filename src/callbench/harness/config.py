@@ -7,15 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from callbench.harness.modes import HarnessMode
-from callbench.messages import GenerationSettings
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
+from callbench.types.messages import GenerationSettings
 
 
 @dataclass(frozen=True)
 class RunConfig:
     """Options of one run. Frozen: recorded in ``run.json`` and compared on resume."""
 
-    suites: tuple[str, ...] = ("genomics",)
+    suites: tuple[str, ...] = ()
+    """Suite specs; empty = the embedded default suite (``catalog().default_suite``)."""
     model: str = "baseline"
     tiers: tuple[str, ...] = ()
     """Scorer names; empty = each suite's default scorers; ``("all",)`` = the three tiers."""

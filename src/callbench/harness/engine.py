@@ -25,22 +25,15 @@ from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
 from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
-from callbench.harness.trace import Trace
+from callbench.harness.runfolder import RecordWriter, latest_records, read_records, slim_record, write_summary
+from callbench.harness.summary import build_summary
 from callbench.providers.model import Model, endpoint_waits
-from callbench.report.records import (
-    CaseRecord,
-    ErrorInfo,
-    RecordWriter,
-    latest_records,
-    read_records,
-    slim_record,
-    write_summary,
-)
-from callbench.report.summary import build_summary
-from callbench.scoring.base import Verdict
-from callbench.suites.base import Suite
-from callbench.suites.case import Case
+from callbench.suites.suite import Suite
 from callbench.tools.retrieve import retrieval_recall, select_tools
+from callbench.types.case import Case
+from callbench.types.records import CaseRecord, ErrorInfo
+from callbench.types.trace import Trace
+from callbench.types.verdict import Verdict
 
 _CASE_NUMBERS = itertools.count(1)
 T = TypeVar("T")

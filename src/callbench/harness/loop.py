@@ -11,12 +11,12 @@ from typing import Protocol
 from callbench.executors.base import ExecutorSession, ToolOutcome
 from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy
 from callbench.harness.observer import Observers
-from callbench.harness.trace import RoundInfo, Trace, TraceCall
 from callbench.harness.validate import check_call
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
-from callbench.suites.case import Case
-from callbench.tools.contract import ToolContract
 from callbench.tools.registry import ToolRegistry
+from callbench.types.case import Case
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
+from callbench.types.trace import RoundInfo, Trace, TraceCall
 
 
 class ModelLike(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from callbench._hashing import sha256_of
+from callbench.types.hashing import sha256_of
 
 HarnessMode = Literal["production-parity", "oracle-assisted"]
 HARNESS_MODES: tuple[HarnessMode, ...] = ("production-parity", "oracle-assisted")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from callbench.harness.trace import RoundInfo, TraceCall
-    from callbench.report.records import CaseRecord, RunHeader
-    from callbench.suites.case import Case
+    from callbench.types.case import Case
+    from callbench.types.records import CaseRecord, RunHeader
+    from callbench.types.trace import RoundInfo, TraceCall
 
 
 @runtime_checkable

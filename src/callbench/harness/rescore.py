@@ -10,16 +10,10 @@ from typing import Any
 from callbench.errors import UserError
 from callbench.harness.engine import score_case
 from callbench.harness.rundir import build_scorers
-from callbench.report.records import (
-    RECORDS_FILE,
-    CaseRecord,
-    latest_records,
-    read_header,
-    read_records,
-    write_summary,
-)
-from callbench.report.summary import build_summary
+from callbench.harness.runfolder import RECORDS_FILE, latest_records, read_header, read_records, write_summary
+from callbench.harness.summary import build_summary
 from callbench.suites.resolve import load_suite
+from callbench.types.records import CaseRecord
 
 
 def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None = None) -> dict[str, Any]:

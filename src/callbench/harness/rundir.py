@@ -4,32 +4,24 @@ from __future__ import annotations
 
 import platform
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from callbench import __version__
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, UserError
 from callbench.executors.base import Executor, resolve_executor
 from callbench.harness.config import RunConfig
 from callbench.harness.modes import HARNESS_MODES, ModePolicy, prompt_template_hash
+from callbench.harness.runfolder import RUN_FILE, iter_records, read_header, slim_record, write_header
 from callbench.providers.model import Model, build_model
-from callbench.report.records import (
-    RUN_FILE,
-    CaseRecord,
-    RunHeader,
-    SuiteInfo,
-    iter_records,
-    read_header,
-    slim_record,
-    write_header,
-)
-from callbench.suites.base import DEFAULT_TIERS, Suite
-from callbench.suites.case import Case
-from callbench.suites.lint import suite_notes
+from callbench.scoring.lint import suite_notes
 from callbench.suites.resolve import load_suite
+from callbench.suites.suite import DEFAULT_TIERS, Suite
+from callbench.types.case import Case
+from callbench.types.records import CaseRecord, RunHeader, SuiteInfo
+from callbench.types.version import __version__
 
 
 @dataclass
@@ -72,12 +64,14 @@ def build_scorers(suite: Suite, tiers: tuple[str, ...]) -> dict[str, Any]:
 
 
 def prepare_run(config: RunConfig) -> Prepared:
+    if not config.suites:
+        config = replace(config, suites=(catalog().require_default_suite(),))
     if config.harness_mode not in HARNESS_MODES:
         raise ConfigError(f"unknown harness mode {config.harness_mode!r} (one of {', '.join(HARNESS_MODES)})")
     if config.trials < 1:
         raise ConfigError("--trials must be at least 1")
     if config.price_table is not None:
-        from callbench.report.usage import load_prices
+        from callbench.harness.usage import load_prices
 
         load_prices(config.price_table)  # a bad price table fails now, not after the run
     suites = load_suites(config)

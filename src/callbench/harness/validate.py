@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from callbench.harness.trace import Trace, TraceCall
-from callbench.tools.contract import ToolContract
 from callbench.tools.registry import ToolRegistry
 from callbench.tools.schema import validate_arguments
+from callbench.types.contract import ToolContract
+from callbench.types.trace import Trace, TraceCall
 
 
 def check_call(call: TraceCall, offered: Mapping[str, ToolContract]) -> None:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from callbench.errors import TransientProviderError
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 from callbench.providers.base import Provider
 from callbench.providers.spec import parse_spec
 from callbench.providers.tool_memo import memo
@@ -23,7 +22,8 @@ from callbench.providers.wire import (
     wire_schema,
 )
 from callbench.secrets import get_key
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"

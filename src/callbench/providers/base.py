@@ -5,11 +5,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from callbench.messages import GenerationSettings, Message, ModelTurn
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 if TYPE_CHECKING:
-    from callbench.suites.case import Case
+    from callbench.types.case import Case
 
 
 class Provider(ABC):

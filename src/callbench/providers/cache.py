@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from callbench._hashing import canonical_json
 from callbench.errors import ConfigError
-from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.tool_memo import memo
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.hashing import canonical_json
+from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 CACHE_DIR_ENV = "CALLBENCH_CACHE_DIR"
 _SCHEMA = """

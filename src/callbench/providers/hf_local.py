@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from callbench.errors import ConfigError, UserError
-from callbench.messages import GenerationSettings, Message, ModelTurn, Usage
 from callbench.providers.base import Provider
 from callbench.providers.prompt_mode import FORMAT_ERROR
 from callbench.providers.spec import parse_spec
 from callbench.providers.text_calls import parse_text_calls
 from callbench.providers.wire import round_prefix
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, Usage
 
 
 def _require_extra() -> tuple[Any, Any]:

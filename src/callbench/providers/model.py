@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError
-from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
 from callbench.providers.cache import ResponseCache, cache_key
 from callbench.providers.limits import (
@@ -38,10 +37,11 @@ from callbench.providers.limits import (
     limiter_for,
 )
 from callbench.secrets import scrub
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 if TYPE_CHECKING:
-    from callbench.suites.case import Case
+    from callbench.types.case import Case
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 from callbench.errors import TransientProviderError
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 from callbench.providers.base import Provider
 from callbench.providers.openai_strict import strict_parameters, strip_optional_nulls
 from callbench.providers.presets import Preset, Quirks, get_preset, with_quirks
@@ -27,7 +26,8 @@ from callbench.providers.wire import (
     wire_schema,
 )
 from callbench.secrets import get_key
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 
 _QUIRK_OPTIONS = {"strict": "strict_tools", "tool_choice_required": "tool_choice_required",
                   "parallel_tool_calls_param": "parallel_tool_calls_param", "seed": "seed",

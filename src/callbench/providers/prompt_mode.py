@@ -12,14 +12,14 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from callbench.errors import ConfigError
-from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
 from callbench.providers.text_calls import parse_text_calls
 from callbench.providers.wire import round_prefix
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 if TYPE_CHECKING:
-    from callbench.suites.case import Case
+    from callbench.types.case import Case
 
 FORMAT_ERROR = "format_error"
 INSTRUCTIONS = """You can call the tools described below. To call tools, answer with one or more blocks

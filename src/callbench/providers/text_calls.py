@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from callbench.messages import ToolCall
 from callbench.providers.wire import parse_arguments
+from callbench.types.messages import ToolCall
 
 _TAG_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCE = re.compile(r"```(?:json|python|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
 
 T = TypeVar("T")
 _MAX_ENTRIES = 20_000

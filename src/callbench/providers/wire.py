@@ -23,9 +23,9 @@ from typing import Any
 import aiohttp
 
 from callbench.errors import FatalProviderError, ProviderError, RateLimitedError, TransientProviderError
-from callbench.messages import Message, ToolCall
 from callbench.secrets import scrub
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import Message, ToolCall
 
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")

@@ -17,7 +17,7 @@ import jinja2
 
 from callbench.errors import PoolingError, UserError
 from callbench.report.rundata import RunData, attach_expected, read_run
-from callbench.report.stats import compare_runs, statistics_summary, strata
+from callbench.stats import compare_runs, statistics_summary, strata
 
 MAX_TEXT = 4000
 """Long tool results and texts are cut in the report (the run directory keeps them whole)."""

@@ -25,7 +25,7 @@ from callbench.errors import UserError
 from callbench.report.html import build_payload, render_html, slim_record
 from callbench.report.progress import _dump
 from callbench.report.rundata import LIVE_FILE, RECORDS_FILE, RecordTail, RunData, latest, read_json, read_run
-from callbench.report.stats import statistics_summary
+from callbench.stats import statistics_summary
 
 WRITE_INTERVAL_S = 0.25
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from callbench.suites.case import Case
+from callbench.types.case import Case
 
 
 def answer_problem(case: Case, final_text: str) -> str | None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from callbench.harness.trace import TraceCall
-from callbench.suites.case import Case, ExpectedStep
+from callbench.types.case import Case, ExpectedStep
+from callbench.types.trace import TraceCall
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from callbench.harness.trace import TraceCall
 from callbench.scoring.arguments import Mismatch
 from callbench.scoring.matching import Instance
+from callbench.types.trace import TraceCall
 
 CONTRACT_WEIGHTS = {"coverage": 0.45, "arguments": 0.35, "schema": 0.20}
 EXECUTION_WEIGHTS = {"coverage": 0.35, "arguments": 0.25, "schema": 0.15, "observed": 0.10, "success": 0.15}

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from callbench.harness.trace import TraceCall
 from callbench.scoring.arguments import RefResolver
-from callbench.suites.case import REF_PATTERN, Case
 from callbench.tools.registry import ToolRegistry
-
-_TOKEN = re.compile(r"[^.\[\]]+|\[\d+\]")
+from callbench.types.case import REF_PATTERN, Case
+from callbench.types.dsl import follow_path
+from callbench.types.trace import TraceCall
 
 
 def ref_resolver(case: Case, calls: list[TraceCall], before: int, completion: bool,
@@ -47,20 +45,3 @@ def ref_resolver(case: Case, calls: list[TraceCall], before: int, completion: bo
         return values
 
     return resolve
-
-
-def follow_path(value: Any, path: str) -> tuple[bool, Any]:
-    """Follow ``a.b[0].c`` into nested dicts/lists; ``(False, None)`` when a part is absent."""
-    for token in _TOKEN.findall(path):
-        if token.startswith("["):
-            index = int(token[1:-1])
-            if not isinstance(value, list) or index >= len(value):
-                return False, None
-            value = value[index]
-        elif isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return False, None
-    return True, value

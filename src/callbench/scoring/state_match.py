@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from callbench.harness.trace import Trace
-from callbench.providers.agents.realize import realize
-from callbench.scoring.base import Reason, Verdict
-from callbench.scoring.refs import follow_path
-from callbench.suites.case import REF_PATTERN, Case
+from callbench.types.case import REF_PATTERN, Case
+from callbench.types.dsl import follow_path, realize
+from callbench.types.trace import Trace
+from callbench.types.verdict import Reason, Verdict
 
 NAME = "state-match"
 

@@ -15,17 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from callbench.harness.trace import Trace, TraceCall
 from callbench.scoring.answer import answer_problem
 from callbench.scoring.arguments import MISSING, MatchContext, Mismatch, match_arguments, match_value
-from callbench.scoring.base import TIERS as TIERS  # re-exported: the tiers are named where they are scored
-from callbench.scoring.base import Reason, Tier, Verdict, one_line
 from callbench.scoring.matching import Instance, best_assignment, expand, sequence_assignment
 from callbench.scoring.partial import partial_score
-from callbench.scoring.refs import follow_path, ref_resolver
-from callbench.suites.case import DSL_KEYS, Case
-from callbench.tools.contract import FollowUp
+from callbench.scoring.refs import ref_resolver
 from callbench.tools.registry import ToolRegistry
+from callbench.types.case import DSL_KEYS, Case
+from callbench.types.contract import FollowUp
+from callbench.types.dsl import follow_path
+from callbench.types.trace import Trace, TraceCall
+from callbench.types.verdict import TIERS as TIERS
+from callbench.types.verdict import Reason, Tier, Verdict, one_line
 
 
 @dataclass

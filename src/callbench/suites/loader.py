@@ -10,9 +10,9 @@ import yaml
 from pydantic import ValidationError
 
 from callbench.errors import SuiteError
-from callbench.suites.base import DEFAULT_SYSTEM_PROMPT, DEFAULT_TIERS, Suite
-from callbench.suites.case import Case
+from callbench.suites.suite import DEFAULT_SYSTEM_PROMPT, DEFAULT_TIERS, Suite
 from callbench.tools.registry import ToolRegistry
+from callbench.types.case import Case
 
 SUITE_FILE_NAMES = ("suite.yaml", "suite.yml", "suite.json")
 CASE_FILE_GLOBS = ("cases.yaml", "cases.yml", "cases.jsonl", "cases/*.yaml", "cases/*.yml", "cases/*.jsonl")

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from callbench._names import did_you_mean
 from callbench.catalog import catalog
 from callbench.errors import SuiteError
-from callbench.suites.base import Suite, SuiteOptions
 from callbench.suites.loader import load_suite_path
+from callbench.suites.suite import Suite, SuiteOptions
+from callbench.types.names import did_you_mean
 
 PATH_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
 # One letter before the colon is a drive, never a catalog name, whatever a plugin registers.

@@ -1,6 +1,6 @@
 """Tool contracts, the registry that loads them, schema validation and top-k retrieval."""
 
-from callbench.tools.contract import ToolContract
 from callbench.tools.registry import ToolRegistry
+from callbench.types.contract import ToolContract
 
 __all__ = ["ToolContract", "ToolRegistry"]

@@ -10,11 +10,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from callbench._hashing import sha256_of
-from callbench._names import did_you_mean
 from callbench.errors import ContractError, UserError
-from callbench.tools.contract import ToolContract
 from callbench.tools.schema import check_schema
+from callbench.types.contract import ToolContract
+from callbench.types.hashing import sha256_of
+from callbench.types.names import did_you_mean
 
 CONTRACT_SUFFIXES = (".yaml", ".yml", ".json")
 

@@ -9,34 +9,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from callbench._hashing import canonical_json
-
-
-def strictify(schema: dict[str, Any]) -> dict[str, Any]:
-    """Return a copy where object schemas with ``properties`` default to ``additionalProperties: false``."""
-    out = copy.deepcopy(schema)
-    _strictify_in_place(out)
-    return out
-
-
-def _strictify_in_place(node: Any) -> None:
-    if isinstance(node, dict):
-        if node.get("type") == "object" or "properties" in node:
-            node.setdefault("type", "object")
-            node.setdefault("properties", {})
-            node.setdefault("additionalProperties", False)
-        for key, value in node.items():
-            if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
-                for sub in value.values():
-                    _strictify_in_place(sub)
-            elif key in ("items", "additionalProperties", "not", "if", "then", "else", "contains"):
-                _strictify_in_place(value)
-            elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
-                for sub in value:
-                    # Branches of a root-level anyOf usually only add "required" constraints;
-                    # forbidding extra keys inside them would reject every valid call.
-                    if isinstance(sub, dict) and "properties" in sub:
-                        _strictify_in_place(sub)
+from callbench.types.hashing import canonical_json
 
 
 def check_schema(schema: dict[str, Any]) -> str | None:

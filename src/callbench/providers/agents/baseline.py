@@ -14,11 +14,11 @@ import re
 from typing import Any
 
 from callbench.errors import ConfigError
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
-from callbench.providers.agents.realize import parse_tool_content
 from callbench.providers.base import Provider
-from callbench.tools.contract import ToolContract
 from callbench.tools.retrieve import MODEL_VIEW_FIELDS, index_for, split_clauses
+from callbench.types.contract import ToolContract
+from callbench.types.dsl import parse_tool_content
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<![A-Za-z])\'([^\']+)\'(?![A-Za-z])')
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")

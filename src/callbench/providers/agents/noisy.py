@@ -14,14 +14,14 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from callbench._hashing import sha256_of
 from callbench.errors import ConfigError
-from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.agents.oracle import PlannedCall, PlanPlayer, answer_text, gold_plan
-from callbench.providers.agents.realize import placeholder_value
 from callbench.providers.base import Provider
-from callbench.suites.case import Case
-from callbench.tools.contract import ToolContract
+from callbench.types.case import Case
+from callbench.types.contract import ToolContract
+from callbench.types.dsl import placeholder_value
+from callbench.types.hashing import sha256_of
+from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 Plan = list[list[PlannedCall]]
 MUTATIONS = ("wrong_tool", "wrong_value", "missing_key", "extra_key", "schema_invalid_value",

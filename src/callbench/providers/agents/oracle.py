@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from callbench.errors import ConfigError
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
-from callbench.providers.agents.realize import parse_tool_content, realize, ref_lookup
 from callbench.providers.base import Provider
-from callbench.suites.case import Case, ExpectedStep
-from callbench.tools.contract import ToolContract
+from callbench.types.case import Case, ExpectedStep
+from callbench.types.contract import ToolContract
+from callbench.types.dsl import parse_tool_content, realize, ref_lookup
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 
 
 @dataclass

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from callbench.errors import ConfigError
-from callbench.messages import GenerationSettings, Message, ModelTurn
 from callbench.providers.base import Provider
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 
 class RefuseAgent(Provider):

@@ -14,11 +14,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from callbench.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.providers.base import Provider
 from callbench.providers.wire import parse_arguments
-from callbench.suites.case import Case
-from callbench.tools.contract import ToolContract
+from callbench.types.case import Case
+from callbench.types.contract import ToolContract
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 
 Responder = Callable[[list[Message], list[ToolContract]], ModelTurn]
 _ids = itertools.count(1)

@@ -1,0 +1,90 @@
+"""Executor ``bfcl-multi-turn``: BFCL's stateful backends, scripted user turns, 20-step cap.
+
+The session executes calls against the backend classes of the installed ``bfcl-eval``
+package and drives the conversation through the harness's ``on_model_turn`` hook:
+
+* a model round with calls is one BFCL *step*; more than 20 steps in one turn force-quit the
+  entry (BFCL's MAXIMUM_STEP_LIMIT), which the scorer then fails as ``force_terminated``;
+* a round without calls ends the turn; the session appends the next user turn, or for
+  ``miss_func`` turns offers the withheld functions with BFCL's "I have updated some more
+  functions" message.
+
+The round -> turn map is stored in the snapshot (``trace.final_state["bfcl"]``) for the scorer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from callbench.benchmarks.bfcl.backend import ERROR_PREFIX, World
+from callbench.benchmarks.bfcl.multi_turn_cases import ADDED_FUNCTIONS_PROMPT, STEP_LIMIT
+from callbench.benchmarks.bfcl.schema import contract_from_doc
+from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.types.messages import Message
+
+if TYPE_CHECKING:
+    from callbench.suites.suite import Suite
+    from callbench.types.case import Case
+
+
+class BfclMultiTurnSession(ExecutorSession):
+    """One multi-turn entry: live backend instances plus turn bookkeeping."""
+
+    def __init__(self, case: Case) -> None:
+        config = case.executor_config
+        self.world = World(config["involved_classes"], config["initial_config"], config["long_context"])
+        self.later_turns: list[list[dict[str, Any]]] = config.get("later_turns", [])
+        self.withheld: dict[str, list[dict[str, Any]]] = config.get("withheld_docs", {})
+        self.category = case.category
+        self.turn = 0
+        self.steps = 0
+        self.round_turns: list[int] = []
+        self.force_quit = False
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Execute one call; backend errors come back as BFCL's error text."""
+        text = self.world.call(name, (), arguments)
+        failed = text.startswith(ERROR_PREFIX)
+        return ToolOutcome(ok=not failed, result=text, error=text if failed else None, content=text,
+                           annotations={"bfcl_turn": self.turn})
+
+    def on_model_turn(self, episode: Any, had_calls: bool) -> str | None:
+        """Harness hook: count steps, end turns, inject the next user turn."""
+        self.round_turns.append(self.turn)
+        if had_calls:
+            self.steps += 1
+            if self.steps > STEP_LIMIT:
+                self.force_quit = True
+                return "stop"
+            return None
+        if self.turn >= len(self.later_turns):
+            return None  # last turn answered: the episode ends normally
+        self.turn += 1
+        self.steps = 0
+        messages = self.later_turns[self.turn - 1]
+        added = self.withheld.get(str(self.turn))
+        if added:
+            for doc in added:
+                contract = contract_from_doc(doc, self.category)
+                episode.offered.append(contract)
+                episode.offered_by_name[contract.name] = contract
+            messages = [{"role": "user", "content": ADDED_FUNCTIONS_PROMPT}]
+        for message in messages:
+            episode.messages.append(Message(role=message["role"], content=message.get("content") or ""))
+        return "continue"
+
+    def snapshot(self) -> dict[str, Any]:
+        """Turn bookkeeping for the scorer (JSON-safe)."""
+        return {"bfcl": {"round_turns": list(self.round_turns), "force_quit": self.force_quit,
+                         "turns_total": 1 + len(self.later_turns)}}
+
+
+class BfclMultiTurnExecutor(Executor):
+    """Catalog entry ``bfcl-multi-turn``."""
+
+    name = "bfcl-multi-turn"
+
+    def start(self, case: Case, workdir: Path, suite: Suite | None = None) -> ExecutorSession:
+        """A fresh session with newly loaded backend instances."""
+        return BfclMultiTurnSession(case)

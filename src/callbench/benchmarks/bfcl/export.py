@@ -1,0 +1,100 @@
+"""Export a callbench run of the ``bfcl`` suite as BFCL FC-format result files.
+
+Layout: ``<out>/<model>/<group>/BFCL_v4_<category>_result.json`` (group: non_live, live,
+multi_turn), one JSON line per entry: ``id``, ``result``, ``input_token_count``,
+``output_token_count``, ``latency``.  Single-turn ``result``: ``[{name: "<JSON arguments>"}]``
+(or the text when the model made no call); multi-turn: turn -> step -> that step's response.
+Errored records become ``"Error during inference: ..."`` as BFCL writes them.  ``bfcl evaluate``
+needs a registered model name; the default is an FC model whose config sets ``underscore_to_dot``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from callbench.benchmarks.bfcl.data import LIVE, MULTI_TURN, NON_LIVE, VERSION_PREFIX
+from callbench.benchmarks.bfcl.scorer import raw_arguments
+from callbench.errors import UserError
+from callbench.harness.runfolder import latest_records, read_records
+from callbench.types.records import CaseRecord
+
+DEFAULT_MODEL = "gpt-4o-2024-11-20-FC"
+
+
+def group_of(category: str) -> str:
+    """BFCL's result sub-folder for a category."""
+    if category in NON_LIVE:
+        return "non_live"
+    if category in LIVE:
+        return "live"
+    if category in MULTI_TURN:
+        return "multi_turn"
+    raise UserError(f"bfcl export: unsupported category {category!r}")
+
+
+def _name(name: str, underscore_to_dot: bool) -> str:
+    return name.replace(".", "_") if underscore_to_dot else name
+
+
+def single_turn_result(record: CaseRecord, underscore_to_dot: bool) -> Any:
+    """FC result of a single-turn record (calls of the first round, else its text)."""
+    calls = [call for call in record.trace.calls if call.round == 1]
+    if not calls:
+        return record.trace.rounds[0].text if record.trace.rounds else record.trace.final_text
+    return [{_name(call.tool, underscore_to_dot): raw_arguments(call)} for call in calls]
+
+
+def multi_turn_result(record: CaseRecord, underscore_to_dot: bool) -> list[list[Any]]:
+    """FC result of a multi-turn record: turn -> step -> calls or text."""
+    round_turns = ((record.trace.final_state or {}).get("bfcl") or {}).get("round_turns", [])
+    turns: list[list[Any]] = [[] for _ in range((max(round_turns) + 1) if round_turns else 0)]
+    for info in record.trace.rounds:
+        if info.index - 1 >= len(round_turns):
+            continue
+        calls = [call for call in record.trace.calls if call.round == info.index]
+        step: Any = info.text
+        if calls:
+            step = [{_name(c.tool, underscore_to_dot): raw_arguments(c)} for c in calls]
+        turns[round_turns[info.index - 1]].append(step)
+    return turns
+
+
+def result_line(record: CaseRecord, underscore_to_dot: bool) -> dict[str, Any]:
+    """One BFCL result line for a record."""
+    if record.status == "error":
+        result: Any = f"Error during inference: {record.error.message if record.error else 'unknown'}"
+    elif record.category in MULTI_TURN:
+        result = multi_turn_result(record, underscore_to_dot)
+    else:
+        result = single_turn_result(record, underscore_to_dot)
+    usage = record.trace.usage
+    latency = sum((info.latency_ms or 0.0) for info in record.trace.rounds) / 1000
+    return {"id": record.case_id, "result": result, "input_token_count": usage.input_tokens,
+            "output_token_count": usage.output_tokens, "latency": latency}
+
+
+def export_run(run_dir: Path, out: Path, model: str = DEFAULT_MODEL, underscore_to_dot: bool = True) -> list[Path]:
+    """Write BFCL result files for every ``bfcl`` record of the run; returns the files written."""
+    records = [r for r in latest_records(read_records(run_dir)) if r.suite == "bfcl" and r.trial == 1]
+    if not records:
+        raise UserError(f"{run_dir}: no records of the bfcl suite to export")
+    by_category: dict[str, list[CaseRecord]] = {}
+    for record in records:
+        by_category.setdefault(record.category, []).append(record)
+    written = []
+    folder_name = model.replace("/", "_")
+    for category, items in sorted(by_category.items()):
+        target = out / folder_name / group_of(category) / f"{VERSION_PREFIX}_{category}_result.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        items.sort(key=lambda r: _id_key(r.case_id))
+        lines = [json.dumps(result_line(r, underscore_to_dot), ensure_ascii=False) for r in items]
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def _id_key(entry_id: str) -> tuple:
+    tail = entry_id.rsplit("_", 1)[-1]
+    return tuple(int(part) if part.isdigit() else part for part in tail.split("-"))

@@ -1,0 +1,18 @@
+"""The genomics domain pack: a genome-workbench workspace, 162 tools with real implementations and the
+``genomics``, ``genomics-simple`` and ``genomics-complex`` suites. ``genomics`` is callbench's embedded
+default suite (what ``callbench run`` runs without ``--suite``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_SUITE = "genomics"
+
+
+def register(catalog: Any) -> None:
+    """Entry point of the ``callbench`` plugin group."""
+    catalog.suites.register("genomics", "callbench.benchmarks.genomics.suite:load_all")
+    catalog.suites.register("genomics-simple", "callbench.benchmarks.genomics.suite:load_simple")
+    catalog.suites.register("genomics-complex", "callbench.benchmarks.genomics.suite:load_complex")
+    catalog.set_default_suite(DEFAULT_SUITE)

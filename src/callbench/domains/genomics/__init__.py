@@ -1,1 +1,0 @@
-"""Genomics domain pack: a genome-workbench workspace, its tool registry and benchmark suites."""

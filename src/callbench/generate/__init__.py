@@ -1,1 +1,0 @@
-"""Task generators: benchmark tasks built at evaluation time from parameters and a seed."""

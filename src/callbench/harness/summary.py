@@ -1,0 +1,116 @@
+"""Aggregation: strict accuracy per scorer (tier), suite and category; partial scores apart; QC flags.
+
+Tiers and harness modes are never combined into one figure: each scorer is aggregated on its own
+and a set of records spanning several harness modes is refused.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from callbench.errors import PoolingError
+from callbench.harness.usage import usage_summary
+from callbench.stats import statistics_summary
+from callbench.types.records import SCHEMA_VERSION, CaseRecord, RunHeader
+from callbench.types.verdict import TIERS
+
+
+def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> str | None:
+    """The one harness mode of ``records``; mixing modes raises ``PoolingError``."""
+    modes = {r.harness_mode for r in records}
+    if len(modes) > 1:
+        raise PoolingError(f"refusing to pool harness modes {sorted(modes)} in one {what}: "
+                           "figures from different modes measure different things")
+    return next(iter(modes), None)
+
+
+def build_summary(header: RunHeader, records: list[CaseRecord], scorers: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``summary.json`` content for one run."""
+    mode = ensure_single_mode(records) or header.harness_mode
+    completed = [r for r in records if r.status == "completed"]
+    errors = [r for r in records if r.status == "error"]
+    scorer_names = sorted({name for r in completed for name in r.verdicts})
+    summary: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": header.run_id,
+        "model": header.model,
+        "harness_mode": mode,
+        "harness_assistance": header.harness_assistance,
+        "n_records": len(records),
+        "n_completed": len(completed),
+        "n_error": len(errors),
+        "errors_by_type": dict(Counter(r.error.type for r in errors if r.error)),
+        "tiers": {name: tier_figures(name, completed, len(errors)) for name in scorer_names},
+        "retrieval_recall": _mean(r.retrieval_recall for r in completed if r.retrieval_recall is not None),
+        "qc_flags": qc_flags(completed),
+    }
+    summary["scorer_aggregates"] = _scorer_aggregates(scorers or {}, completed)
+    summary["statistics"] = statistics_summary(records)  # CIs, trials (pass@k, flip rate) per tier and mode
+    summary["usage"] = usage_summary(records, header.options.get("price_table"))  # tokens, cost, latency p50/p95
+    return summary
+
+
+def tier_figures(name: str, completed: list[CaseRecord], n_error: int) -> dict[str, Any]:
+    """Strict accuracy (over completed cases) with its breakdowns, and the diagnostic partial mean."""
+    verdicts = [r for r in completed if name in r.verdicts]
+    scored = [r for r in verdicts if r.verdicts[name].applicable]
+    out = _figures(scored, name)
+    out["n_not_applicable"] = len(verdicts) - len(scored)
+    out["n_error_excluded"] = n_error
+    out["by_suite"] = {k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.suite).items())}
+    out["by_category"] = {k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.category).items())}
+    return out
+
+
+def _figures(records: list[CaseRecord], name: str) -> dict[str, Any]:
+    passed = sum(r.verdicts[name].passed for r in records)
+    partials = [r.verdicts[name].partial for r in records if r.verdicts[name].partial is not None]
+    return {
+        "n": len(records),
+        "passed": passed,
+        "accuracy": passed / len(records) if records else None,
+        "mean_partial_diagnostic": _mean(partials),
+    }
+
+
+def qc_flags(records: list[CaseRecord]) -> list[dict[str, str]]:
+    """Anomalies worth a manual look (from the methods' quality control)."""
+    flags = []
+    for r in records:
+        ok_exec = any(c.execution == "ok" for c in r.trace.calls)
+        for name, verdict in r.verdicts.items():
+            if not verdict.applicable:
+                continue
+            if verdict.partial == 0 and ok_exec:
+                flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
+                              "flag": "zero_partial_with_successful_execution"})
+            if verdict.passed and not r.trace.calls and r.expected_tools and name in TIERS:
+                flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
+                              "flag": "pass_without_structured_call"})
+        if r.retrieval_recall is not None and r.retrieval_recall < 1.0:
+            flags.append({"key": r.key, "trial": str(r.trial), "scorer": "",
+                          "flag": "expected_tools_not_offered"})
+    return flags
+
+
+def _scorer_aggregates(scorers: dict[str, Any], completed: list[CaseRecord]) -> dict[str, Any]:
+    out = {}
+    for name, scorer in scorers.items():
+        aggregate = getattr(scorer, "aggregate", None)
+        if callable(aggregate):
+            out[name] = aggregate([r for r in completed if name in r.verdicts])
+    return out
+
+
+def _group(records: list[CaseRecord], key: Any) -> dict[str, list[CaseRecord]]:
+    groups: dict[str, list[CaseRecord]] = defaultdict(list)
+    for r in records:
+        groups[key(r)].append(r)
+    return groups
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    items = [v for v in values if v is not None]
+    return sum(items) / len(items) if items else None

@@ -1,0 +1,144 @@
+"""Token usage, estimated cost and request latency of a run.
+
+Figures come from the usage fields providers return (recorded per round on the trace).
+Cached rounds cost nothing and are left out of latency figures, since no request was sent.
+Prices are optional: a table of USD per million input/output tokens per model name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from callbench.errors import ConfigError
+from callbench.types.records import CaseRecord
+
+PRICES_ENV = "CALLBENCH_PRICES"
+
+
+class Price(BaseModel):
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cached_input: float | None = None
+    """Price of cached input tokens when the vendor discounts them (default: ``input``)."""
+
+
+def load_prices(path: Path) -> dict[str, Price]:
+    """Read a price table: JSON or YAML mapping model name -> {input, output, cached_input}."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix in {".yaml", ".yml"}:
+            import yaml
+
+            raw = yaml.safe_load(text)
+        else:
+            raw = json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: cannot read price table ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: price table must map model names to {{input, output}}")
+    table: dict[str, Price] = {}
+    for name, entry in raw.items():
+        try:
+            table[str(name)] = Price.model_validate(entry)
+        except ValidationError as exc:
+            where = ".".join([str(name), *(str(p) for p in exc.errors()[0]["loc"])])
+            raise ConfigError(f"{path}: {where}: {exc.errors()[0]['msg']}") from None
+    return table
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolated percentile (``q`` in 0..100) or ``None`` for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def case_usage(record: CaseRecord) -> dict[str, int]:
+    """Tokens of one case: live and cached rounds apart."""
+    live = {"input": 0, "output": 0, "reasoning": 0, "cached_input": 0, "requests": 0, "cache_hits": 0}
+    for info in record.trace.rounds:
+        if info.cached:
+            live["cache_hits"] += 1
+            continue
+        live["requests"] += 1
+        if info.usage is not None:
+            live["input"] += info.usage.input_tokens
+            live["output"] += info.usage.output_tokens
+            live["reasoning"] += info.usage.reasoning_tokens
+            live["cached_input"] += info.usage.cached_tokens
+    return live
+
+
+def usage_summary(
+    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None, model: str | None = None
+) -> dict[str, Any]:
+    """Tokens per run and per case, latency p50/p95 of live requests, estimated cost.
+
+    Args:
+        records: The run's records (error records included: their requests were paid for too).
+        prices: Optional price table (or the path of one; default: ``$CALLBENCH_PRICES`` if set);
+            the cost is estimated when it has an entry for ``model``.
+        model: Model name to look up in ``prices`` (default: the model reported in the records).
+    """
+    if prices is None and os.environ.get(PRICES_ENV):
+        prices = os.environ[PRICES_ENV]
+    if isinstance(prices, (str, Path)):
+        prices = load_prices(Path(prices))
+    totals = {"input": 0, "output": 0, "reasoning": 0, "cached_input": 0, "requests": 0, "cache_hits": 0}
+    latencies: list[float] = []
+    per_case: list[int] = []
+    reported: set[str] = set()
+    for record in records:
+        one = case_usage(record)
+        for key, value in one.items():
+            totals[key] += value
+        per_case.append(one["input"] + one["output"])
+        latencies += [r.latency_ms for r in record.trace.rounds if not r.cached and r.latency_ms is not None]
+        reported |= {r.model for r in record.trace.rounds if r.model}
+    out: dict[str, Any] = {
+        "tokens": totals,
+        "tokens_per_case_mean": (sum(per_case) / len(per_case)) if per_case else None,
+        "latency_ms_p50": percentile(latencies, 50),
+        "latency_ms_p95": percentile(latencies, 95),
+        "n_latency": len(latencies),
+        "cost_usd": None,
+    }
+    name = model or (next(iter(reported)) if len(reported) == 1 else None)
+    key = price_key(name, prices or {})
+    if prices and key:
+        out["cost_usd"] = estimate_cost(totals, prices[key])
+        out["price_model"] = key
+    return out
+
+
+def price_key(name: str | None, prices: dict[str, Price]) -> str | None:
+    """The price-table entry for ``name``: exact, else the longest entry it starts with.
+
+    Vendors report dated versions (``gpt-4o-mini-2024-07-18``) of the names people price.
+    """
+    if not name:
+        return None
+    if name in prices:
+        return name
+    matches = [k for k in prices if name.startswith(k)]
+    return max(matches, key=len) if matches else None
+
+
+def estimate_cost(tokens: dict[str, int], price: Price) -> float:
+    """USD for the given token counts (cached input at its own price when given)."""
+    cached = tokens.get("cached_input", 0)
+    cached_price = price.cached_input if price.cached_input is not None else price.input
+    fresh = tokens.get("input", 0) - cached
+    return (fresh * price.input + cached * cached_price + tokens.get("output", 0) * price.output) / 1e6

@@ -1,1 +1,0 @@
-"""Interchange with other benchmark tools' file formats."""

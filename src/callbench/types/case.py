@@ -1,0 +1,177 @@
+"""The case format: one benchmark case, its expected steps and the argument DSL.
+
+See ``docs/case-format.md`` for the user-facing description. Argument DSL values are kept as
+plain JSON here and interpreted by :mod:`callbench.scoring.arguments`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from callbench.types.contract import ToolContract
+from callbench.types.hashing import sha256_of
+from callbench.types.messages import Message
+
+DSL_KEYS = ("$any", "$default", "$one_of", "$ref", "$pattern")
+REF_PATTERN = re.compile(r"^(?P<step>[A-Za-z0-9_\-#]+)(?:\.(?P<path>.+))?$")
+
+
+class ExpectedStep(BaseModel):
+    """One expected call (or ``times`` identical calls) of one tool or of one of several alternatives."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = ""
+    """Step id used by ``$ref`` and ``order_free``; defaults to the tool name when unique, else ``stepN``."""
+    tool: str | list[str]
+    """The expected tool, or a list of alternative tools any one of which satisfies the step."""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    """Expected arguments in the argument DSL (literals, ``$any``, ``$default``, ``$one_of``, ``$ref``)."""
+    times: int = Field(default=1, ge=1, le=1000)
+    """How many calls the step expects (e.g. open five tabs)."""
+    call_only: bool = False
+    """Scored without execution: the harness does not execute the call and no tier requires it."""
+    turn: int | None = None
+    """Optional grouping for built-in agents: steps with the same ``turn`` are emitted in one model turn."""
+
+    @property
+    def tools(self) -> list[str]:
+        """The acceptable tool names of this step."""
+        return [self.tool] if isinstance(self.tool, str) else list(self.tool)
+
+
+class AnswerSpec(BaseModel):
+    """An optional check of the model's final text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    contains: list[str] = Field(default_factory=list)
+    """Every string must appear in the final text (case-insensitive)."""
+    pattern: str | None = None
+    """A regular expression that must be found in the final text."""
+
+
+class Case(BaseModel):
+    """One benchmark case. Records key on ``suite:id``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    suite: str = ""
+    """Suite name; filled in by the suite loader when absent."""
+    category: str = "general"
+    instruction: str | None = None
+    """The user request. Either this or ``messages``."""
+    messages: list[Message] | None = None
+    """A full starting conversation (overrides ``instruction``)."""
+    system: str | None = None
+    """System prompt for this case (overrides the suite's)."""
+    tools: list[str | ToolContract] = Field(default_factory=list)
+    """Candidate tools: registry names and/or inline contracts. Empty = the whole suite registry."""
+    expected: list[ExpectedStep] = Field(default_factory=list)
+    """Expected calls, in order (see ``order_free``)."""
+    order_free: list[list[str]] = Field(default_factory=list)
+    """Groups of step ids that may occur in any order among themselves."""
+    expected_answer: AnswerSpec | None = None
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_rounds: int | None = Field(default=None, ge=1)
+    """Overrides the harness mode's round budget when set."""
+    max_calls: int | None = Field(default=None, ge=1)
+    """Stop the episode once this many calls were made (call cap)."""
+    executor: str | None = None
+    """Executor name for this case (default: the suite's)."""
+    executor_config: dict[str, Any] = Field(default_factory=dict)
+    """Per-case data for the executor (initial state, replay data, generated task...)."""
+    harness_guidance: bool = True
+    """Append the production-parity continuation guidance to tool results."""
+    template: str | None = None
+    """Cases sharing a template are one cluster for cluster-bootstrap intervals."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> Case:
+        if self.instruction is None and not self.messages:
+            raise ValueError("a case needs an 'instruction' or 'messages'")
+        assign_step_ids(self.expected)
+        ids = [s.id for s in self.expected]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate step id(s) {dup}")
+        for group in self.order_free:
+            unknown = [g for g in group if g not in ids]
+            if unknown:
+                raise ValueError(f"order_free names unknown step id(s) {unknown}")
+        check_refs(self.expected)
+        return self
+
+    @property
+    def key(self) -> str:
+        """The record key ``suite:id``."""
+        return f"{self.suite}:{self.id}"
+
+    def start_messages(self) -> list[Message]:
+        """The conversation the model starts from (without the system prompt)."""
+        if self.messages:
+            return [m.model_copy() for m in self.messages]
+        return [Message.user(self.instruction or "")]
+
+    def prompt_text(self) -> str:
+        """The user-visible request text (used for retrieval and prompt hashing)."""
+        if self.messages:
+            return "\n".join(m.content for m in self.messages if m.role == "user")
+        return self.instruction or ""
+
+    def prompt_sha256(self) -> str:
+        return sha256_of(self.prompt_text())
+
+    def inline_contracts(self) -> list[ToolContract]:
+        return [t for t in self.tools if isinstance(t, ToolContract)]
+
+    def tool_names(self) -> list[str]:
+        return [t if isinstance(t, str) else t.name for t in self.tools]
+
+    def expected_tools(self) -> list[list[str]]:
+        """Per expected call instance (``times`` expanded), the acceptable tool names."""
+        return [s.tools for s in self.expected for _ in range(s.times)]
+
+    def hash_payload(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"metadata"})
+
+
+def assign_step_ids(steps: list[ExpectedStep]) -> None:
+    """Give id-less steps the tool name when unique within the case, else ``stepN`` (1-based)."""
+    names = [s.tool if isinstance(s.tool, str) else None for s in steps]
+    for index, step in enumerate(steps, start=1):
+        if step.id:
+            continue
+        name = names[index - 1]
+        step.id = name if name is not None and names.count(name) == 1 else f"step{index}"
+
+
+def iter_dsl(value: Any):
+    """Yield every DSL marker dict inside an expected-argument value (depth first)."""
+    if isinstance(value, dict):
+        if any(k in value for k in DSL_KEYS):
+            yield value
+        for sub in value.values():
+            yield from iter_dsl(sub)
+    elif isinstance(value, list):
+        for sub in value:
+            yield from iter_dsl(sub)
+
+
+def check_refs(steps: list[ExpectedStep]) -> None:
+    """Every ``$ref`` must name an earlier step."""
+    seen: set[str] = set()
+    for step in steps:
+        for marker in iter_dsl(step.arguments):
+            ref = marker.get("$ref")
+            if ref is None:
+                continue
+            match = REF_PATTERN.match(str(ref))
+            if not match or match.group("step") not in seen:
+                raise ValueError(f"step {step.id!r}: $ref {ref!r} must be '<earlier step id>.<path>'")
+        seen.add(step.id)

@@ -1,0 +1,99 @@
+"""Run records: the header of ``run.json`` (RunHeader) and the lines of ``records.jsonl`` (CaseRecord)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from callbench.types.trace import Trace
+from callbench.types.verdict import Verdict
+
+SCHEMA_VERSION = 1
+
+
+class SuiteInfo(BaseModel):
+    """What identifies a suite in a run."""
+
+    name: str
+    spec: str
+    """The suite spec as given (``starter``, ``dag:n_core=5``, a path...)."""
+    hash: str
+    registry_hash: str
+    prompt_template_hash: str
+    n_cases: int
+    source: str = ""
+    data: str | None = None
+    data_versions: dict[str, str] = Field(default_factory=dict)
+    """Versions of external data the suite was built from (e.g. ``{"bfcl-eval": "2026.3.23"}``)."""
+    notes: list[str] = Field(default_factory=list)
+    """Load-time findings that change how verdicts read (see :mod:`callbench.scoring.lint`)."""
+
+
+class RunHeader(BaseModel):
+    """``run.json``: everything needed to reproduce, resume and re-score the run."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    created_at: str
+    callbench_version: str
+    python_version: str
+    model: str
+    """The model string as given (``provider:model[@url]``)."""
+    provider: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Generation settings (temperature 0, no streaming, no fallback...)."""
+    harness_mode: str
+    harness_assistance: dict[str, Any] = Field(default_factory=dict)
+    suites: list[SuiteInfo] = Field(default_factory=list)
+    scorers: dict[str, list[str]] = Field(default_factory=dict)
+    """Suite name -> scorer names."""
+    executor: str | None = None
+    """Executor override (``None``: each suite's default)."""
+    retrieval_k: int | str | None = None
+    """``--k`` as given: a number, ``"all"``, or ``None`` (each suite's default, in ``suite_k``)."""
+    suite_k: dict[str, int | None] = Field(default_factory=dict)
+    """The k each suite actually used (``None``: every candidate tool)."""
+    trials: int = 1
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Engine options (concurrency, limits, cache...)."""
+
+
+class ErrorInfo(BaseModel):
+    """Why a case could not be completed (infrastructure, not model behaviour)."""
+
+    type: str
+    message: str
+
+
+class CaseRecord(BaseModel):
+    """One execution package: a line of ``records.jsonl``."""
+
+    schema_version: int = SCHEMA_VERSION
+    key: str
+    """``suite:id``."""
+    suite: str
+    case_id: str
+    category: str
+    trial: int = 1
+    status: Literal["completed", "error"] = "completed"
+    error: ErrorInfo | None = None
+    instruction: str = ""
+    prompt_sha256: str = ""
+    offered_tools: list[str] = Field(default_factory=list)
+    expected_tools: list[list[str]] = Field(default_factory=list)
+    expected: list[dict[str, Any]] = Field(default_factory=list)
+    """The case's expected steps as run (argument DSL included), for reports and audits."""
+    retrieval_recall: float | None = None
+    harness_mode: str
+    harness_assistance: dict[str, Any] = Field(default_factory=dict)
+    trace: Trace = Field(default_factory=Trace)
+    verdicts: dict[str, Verdict] = Field(default_factory=dict)
+    template: str | None = None
+    started_at: float = 0.0
+    duration_ms: float = 0.0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def record_id(self) -> tuple[str, int]:
+        return (self.key, self.trial)

@@ -1,0 +1,96 @@
+"""The trace: request-scoped evidence of one case's episode; the only input scorers read."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from callbench.types.messages import Usage
+
+ExecutionStatus = Literal["ok", "error", "skipped", "rejected", "not_executed"]
+"""``ok``/``error``: executed; ``skipped``: call-only; ``rejected``: not executed because the call was
+malformed, schema-invalid or named an unknown tool; ``not_executed``: past the call cap or no executor."""
+
+StopReason = Literal["answer", "max_rounds", "max_calls", "timeout", "error", "executor_end"]
+"""``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended)."""
+
+
+class TraceCall(BaseModel):
+    """One structured call and everything that happened to it."""
+
+    index: int
+    """Position among all calls of the episode (0-based, emitted order)."""
+    call_id: str
+    round: int
+    """1-based round in which the model emitted the call."""
+    tool: str
+    arguments_raw: str = ""
+    arguments: dict[str, Any] | None = None
+    parse_error: str | None = None
+    known_tool: bool = True
+    """False when the name is not among the offered tools."""
+    schema_valid: bool = False
+    schema_errors: list[str] = Field(default_factory=list)
+    execution: ExecutionStatus = "not_executed"
+    result: Any = None
+    error: str | None = None
+    duration_ms: float = 0.0
+    annotations: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def executed_ok(self) -> bool:
+        return self.execution == "ok"
+
+    @property
+    def execution_observed(self) -> bool:
+        return self.execution in ("ok", "error")
+
+
+class RoundInfo(BaseModel):
+    """One model request/response round."""
+
+    index: int
+    started_at: float
+    """Unix time when the request was sent."""
+    text: str = ""
+    call_ids: list[str] = Field(default_factory=list)
+    usage: Usage | None = None
+    latency_ms: float | None = None
+    cached: bool = False
+    model: str | None = None
+    finish_reason: str | None = None
+    nudge: str | None = None
+    """A harness message added after this round (oracle-assisted step reminder)."""
+
+
+class Trace(BaseModel):
+    """Everything the model did in one episode, as structured evidence."""
+
+    rounds: list[RoundInfo] = Field(default_factory=list)
+    calls: list[TraceCall] = Field(default_factory=list)
+    final_text: str = ""
+    stop_reason: StopReason = "answer"
+    usage: Usage = Field(default_factory=Usage)
+    final_state: dict[str, Any] | None = None
+    """Executor state after the episode, when the executor keeps state."""
+
+
+def trace_from_calls(calls: list[dict[str, Any]], *, final_text: str = "") -> Trace:
+    """Build a trace from plain call dicts (e.g. stored golden paths) for offline scoring.
+
+    Each dict needs ``tool`` and ``arguments``; optional ``result``, ``execution`` (default ``ok``),
+    ``schema_valid`` (default True), ``schema_errors``, ``round``. Use
+    :func:`callbench.harness.validate.revalidate` to recompute schema verdicts against a registry.
+    """
+    out = []
+    for index, spec in enumerate(calls):
+        out.append(TraceCall(
+            index=index, call_id=spec.get("call_id", f"call_{index}"), round=spec.get("round", index + 1),
+            tool=spec["tool"], arguments=spec.get("arguments", {}),
+            arguments_raw=spec.get("arguments_raw", ""), parse_error=spec.get("parse_error"),
+            known_tool=spec.get("known_tool", True), schema_valid=spec.get("schema_valid", True),
+            schema_errors=spec.get("schema_errors", []), execution=spec.get("execution", "ok"),
+            result=spec.get("result"), error=spec.get("error"),
+        ))
+    return Trace(calls=out, final_text=final_text)
