@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from callbench.tools.contract import ToolContract
+from callbench.types.contract import ToolContract
 
 FIELD_WEIGHTS = {"name": 3.2, "keywords": 2.4, "params": 1.5, "category": 0.9, "description": 0.7,
                  "param_text": 0.4}
@@ -103,7 +103,9 @@ class RetrievalIndex:
 
     def scores(self, text: str) -> list[float]:
         out = [0.0] * len(self.tools)
-        for term in expand(tokenize(text)):
+        # Sorted, not set order: float sums must not depend on the process's string-hash seed, or two
+        # tools that tie would rank differently from one run to the next.
+        for term in sorted(expand(tokenize(text))):
             for index, weight in self.postings.get(term, ()):
                 out[index] += weight
         lowered = text.lower()
