@@ -344,8 +344,7 @@ async def score_case(scorers: dict[str, Any], case: Case, trace: Trace) -> tuple
     verdicts: dict[str, Verdict] = {}
     for name, scorer in scorers.items():
         try:
-            ascore = getattr(scorer, "ascore", None)
-            verdicts[name] = await ascore(case, trace) if ascore else scorer.score(case, trace)
+            verdicts[name] = await scorer.ascore(case, trace)
         except ProviderError as exc:
             return verdicts, ErrorInfo(type=f"scorer:{type(exc).__name__}", message=str(exc))
         except Exception as exc:  # noqa: BLE001

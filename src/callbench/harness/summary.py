@@ -98,9 +98,9 @@ def qc_flags(records: list[CaseRecord]) -> list[dict[str, str]]:
 def _scorer_aggregates(scorers: dict[str, Any], completed: list[CaseRecord]) -> dict[str, Any]:
     out = {}
     for name, scorer in scorers.items():
-        aggregate = getattr(scorer, "aggregate", None)
-        if callable(aggregate):
-            out[name] = aggregate([r for r in completed if name in r.verdicts])
+        figures = scorer.aggregate([r for r in completed if name in r.verdicts])
+        if figures is not None:
+            out[name] = figures
     return out
 
 

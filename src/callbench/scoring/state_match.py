@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from callbench.scoring.base import Scorer
 from callbench.types.case import REF_PATTERN, Case
 from callbench.types.dsl import follow_path, realize
 from callbench.types.trace import Trace
@@ -36,7 +37,7 @@ class GoldStates:
     final: dict[str, Any] | None
 
 
-class StateMatchScorer:
+class StateMatchScorer(Scorer):
     """Catalog entry ``state-match``; built as ``StateMatchScorer(suite)``."""
 
     name = NAME

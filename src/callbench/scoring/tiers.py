@@ -17,6 +17,7 @@ from typing import Any
 
 from callbench.scoring.answer import answer_problem
 from callbench.scoring.arguments import MISSING, MatchContext, Mismatch, match_arguments, match_value
+from callbench.scoring.base import Scorer
 from callbench.scoring.matching import Instance, best_assignment, expand, sequence_assignment
 from callbench.scoring.partial import partial_score
 from callbench.scoring.refs import ref_resolver
@@ -43,7 +44,7 @@ class Evaluation:
     untolerated: list[int]
 
 
-class TierScorer:
+class TierScorer(Scorer):
     """Scores one of the three strict tiers. Built by the catalog as ``TierScorer(suite, tier)``."""
 
     def __init__(self, suite: Any, tier: Tier) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from callbench.benchmarks.bfcl.aggregate import aggregate_rows, differences
 from callbench.benchmarks.bfcl.entry import judge_entry
 from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions, Check
+from callbench.scoring.base import Scorer
 from callbench.types.verdict import Reason, Verdict
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def options_from(settings: dict[str, Any] | None) -> BfclOptions:
     return BfclOptions(**known)
 
 
-class BfclScorer:
+class BfclScorer(Scorer):
     """Scores BFCL cases; built by the catalog as ``BfclScorer(suite)``."""
 
     name = "bfcl"

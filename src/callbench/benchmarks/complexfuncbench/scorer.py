@@ -23,6 +23,7 @@ from callbench.benchmarks.complexfuncbench.metrics import aggregate_records, mar
 from callbench.benchmarks.complexfuncbench.names import NameMap
 from callbench.benchmarks.complexfuncbench.outcome import EpisodeOutcome, finish
 from callbench.benchmarks.complexfuncbench.suite import case_sample, case_settings
+from callbench.scoring.base import Scorer
 from callbench.types.case import Case
 from callbench.types.trace import Trace
 from callbench.types.verdict import Reason, Verdict
@@ -46,7 +47,7 @@ def trace_turns(trace: Trace, names: NameMap) -> list[list[PredCall]]:
     ]
 
 
-class ComplexEvalScorer:
+class ComplexEvalScorer(Scorer):
     """ComplexEval over the replay trace, in ``faithful`` or ``improved`` mode."""
 
     name = "complexeval"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from callbench.benchmarks.funcbenchgen.answer import lenient_match, strict_match
 from callbench.benchmarks.funcbenchgen.executor import new_runtime, task_of
 from callbench.benchmarks.funcbenchgen.runtime import FAILURE_CLASSES, DagRuntime
+from callbench.scoring.base import Scorer
 from callbench.stats import Interval, accuracy_interval, paired_comparison
 from callbench.types.verdict import Reason, Verdict
 
@@ -70,7 +71,7 @@ def _static_class(runtime: DagRuntime, call: TraceCall) -> str:
     return "incorrect_value"
 
 
-class DagScorer:
+class DagScorer(Scorer):
     """Scorer ``dag`` (see the module docstring). ``rule`` overrides the suite's choice."""
 
     name = NAME
