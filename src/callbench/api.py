@@ -1,42 +1,133 @@
-"""The Python API; each function mirrors a CLI command."""
+"""The Python API; each function mirrors a CLI command.
+
+:func:`evaluate` is the typed entry point: a suite (a spec or a :class:`~callbench.suites.suite.Suite`
+built in code), a model (a model string or a :class:`~callbench.providers.base.Provider` built in code),
+and the option groups of :mod:`callbench.harness.config`. :func:`run` is the friendly alias that takes
+the same options as flat keywords (``out_dir=..., case_ids=[...], cache=False``).
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
-from callbench.harness.config import RunConfig
+from callbench.executors.base import Executor
+from callbench.harness.config import (
+    EngineLimits,
+    ModelRef,
+    Output,
+    ProgressMode,
+    RunConfig,
+    Selection,
+    SuiteRef,
+    TierRef,
+    split_options,
+)
 from callbench.harness.engine import RunResult
+from callbench.harness.modes import HarnessMode
 from callbench.types.messages import GenerationSettings
 
-
-def make_config(suite: str | Sequence[str] = (), model: str = "baseline", tier: str | Sequence[str] = (),
-                **options: Any) -> RunConfig:
-    """Build a :class:`RunConfig` from friendly arguments (``tier="all"`` = the three strict tiers)."""
-    suites = (suite,) if isinstance(suite, str) else tuple(suite)  # empty: the embedded default suite
-    tiers = (tier,) if isinstance(tier, str) else tuple(tier)
-    settings = options.pop("settings", None) or GenerationSettings()
-    for key in ("out_dir", "data", "registry", "runs_root", "cache_path", "price_table"):
-        if options.get(key) is not None:
-            options[key] = Path(options[key])
-    if "case_ids" in options:
-        options["case_ids"] = tuple(options["case_ids"])
-    return RunConfig(suites=suites, model=model, tiers=tiers, settings=settings, **options)
+__all__ = ["EngineLimits", "GenerationSettings", "Output", "RunOptions", "RunResult", "Selection", "evaluate",
+           "evaluate_async", "load_records", "run", "run_async", "score_run"]
 
 
-async def run_async(suite: str | Sequence[str] = (), model: str = "baseline",
-                    tier: str | Sequence[str] = (), *, observers: Sequence[Any] = (), **options: Any) -> RunResult:
-    """Run a benchmark (async). Options are the fields of :class:`RunConfig`."""
+async def evaluate_async(
+    suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline", *,
+    tiers: TierRef | Sequence[TierRef] = (), mode: HarnessMode = "production-parity",
+    selection: Selection | None = None, limits: EngineLimits | None = None,
+    generation: GenerationSettings | Mapping[str, Any] | None = None, output: Output | None = None,
+    observers: Sequence[Any] = (),
+) -> RunResult:
+    """Run a benchmark (async); see :func:`evaluate`."""
     from callbench.harness.engine import run_async as engine_run
 
-    return await engine_run(make_config(suite, model, tier, **options), observers)
+    config = RunConfig.from_groups(suite, model, tiers, mode, selection=selection, limits=limits,
+                                   generation=generation, output=output)
+    return await engine_run(config, [*_display(config), *observers])
 
 
-def run(suite: str | Sequence[str] = (), model: str = "baseline", tier: str | Sequence[str] = (), *,
-        observers: Sequence[Any] = (), **options: Any) -> RunResult:
-    """Run a benchmark and return its :class:`RunResult` (folder, summary, records)."""
+def evaluate(
+    suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline", *,
+    tiers: TierRef | Sequence[TierRef] = (), mode: HarnessMode = "production-parity",
+    selection: Selection | None = None, limits: EngineLimits | None = None,
+    generation: GenerationSettings | Mapping[str, Any] | None = None, output: Output | None = None,
+    observers: Sequence[Any] = (),
+) -> RunResult:
+    """Run suites against a model, score every case, and return the :class:`RunResult`.
+
+    Args:
+        suite: a suite spec (``"starter"``, ``"dag:n_core=5"``, a path), a ``Suite`` object, or a list
+            mixing both; empty = the default suite an installed plugin declares.
+        model: a model string (``"oracle"``, ``"openai:gpt-4o-mini"``) or a ``Provider`` object.
+        tiers: scorer names (``"all"`` = the three strict tiers) or scorer factories ``f(suite)``;
+            empty = each suite's default scorers.
+        mode: ``"production-parity"`` or ``"oracle-assisted"``.
+        selection, limits, generation, output: the option groups (``None``: their defaults).
+        observers: run observers (see :class:`callbench.harness.observer.RunObserver`).
+
+    Raises:
+        ConfigError: a bad option (one line naming the field).
+    """
+    pending = evaluate_async(suite, model, tiers=tiers, mode=mode, selection=selection, limits=limits,
+                             generation=generation, output=output, observers=observers)
+    return asyncio.run(pending)
+
+
+def _display(config: RunConfig) -> list[Any]:
+    """Progress display observers, unless the run is quiet (the API's default)."""
+    if config.progress == "quiet" and not config.watch:
+        return []
+    from callbench.report.progress import make_observers
+
+    return make_observers(config)
+
+
+class RunOptions(TypedDict, total=False):
+    """The flat keywords of :func:`run`: the option groups' fields, ``settings`` and ``harness_mode``."""
+
+    harness_mode: HarnessMode
+    settings: GenerationSettings | Mapping[str, Any]
+    case_ids: Sequence[str]
+    limit: int | None
+    trials: int
+    k: int | str | None
+    executor: str | Executor | None
+    suite_options: Mapping[str, Any]
+    data: str | Path | None
+    registry: str | Path | None
+    concurrency: int
+    delay_s: float
+    rpm: float | None
+    tpm: float | None
+    max_connections: int | None
+    max_retries: int
+    max_retry_time_s: float
+    request_timeout_s: float | None
+    cache: bool
+    cache_path: str | Path | None
+    price_table: str | Path | None
+    out_dir: str | Path | None
+    runs_root: str | Path
+    resume: bool
+    progress: ProgressMode
+    watch: bool
+
+
+async def run_async(suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
+                    tier: TierRef | Sequence[TierRef] = (), *, observers: Sequence[Any] = (),
+                    **options: Unpack[RunOptions]) -> RunResult:
+    """:func:`run`, async."""
+    return await evaluate_async(suite, model, tiers=tier, observers=observers, **split_options(options))
+
+
+def run(suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
+        tier: TierRef | Sequence[TierRef] = (), *, observers: Sequence[Any] = (),
+        **options: Unpack[RunOptions]) -> RunResult:
+    """Run a benchmark and return its :class:`RunResult` (folder, summary, records): :func:`evaluate`
+    with the options as flat keywords (:class:`RunOptions`), e.g.
+    ``run("starter", "oracle", "all", out_dir="runs/x", case_ids=["weather_paris"], cache=False)``."""
     return asyncio.run(run_async(suite, model, tier, observers=observers, **options))
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, cast
 
 import typer
 
-from callbench.catalog import catalog
 from callbench.cli.common import print_summary
 from callbench.errors import ConfigError
-from callbench.harness.config import RunConfig, config_from_dict
+from callbench.harness.config import EngineLimits, Output, ProgressMode, RunConfig, Selection, group_fields
+from callbench.harness.modes import HarnessMode
+from callbench.harness.rundir import resume_config
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 from callbench.types.messages import GenerationSettings
 
@@ -61,17 +62,22 @@ def run(
                                   timeout_s=request_timeout)
     if progress == "auto":
         progress = "rich" if sys.stdout.isatty() else "plain"
-    engine_options: dict[str, Any] = dict(
+    limits = EngineLimits(
         concurrency=concurrency, delay_s=delay, rpm=rpm, tpm=tpm, max_connections=max_connections,
         cache=not no_cache, request_timeout_s=request_timeout, max_retries=max_retries,
-        max_retry_time_s=max_retry_time, price_table=price_table, progress=progress, watch=watch)
+        max_retry_time_s=max_retry_time, price_table=price_table)
     if resume is not None:
-        config = _resume_config(resume, engine_options)
+        # A resumed run keeps its recorded selection and generation settings; the engine limits and the
+        # display come from this command line (the CLI has no --cache-path: the recorded one stays).
+        overrides = {name: value for name, value in group_fields(limits).items() if name != "cache_path"}
+        config = resume_config(resume, progress=progress, watch=watch, **overrides)
     else:
-        config = RunConfig(
-            suites=tuple(suite or (catalog().require_default_suite(),)), model=model, tiers=tuple(tier or ()), harness_mode=mode,  # type: ignore[arg-type]
-            k=parse_k(k), executor=executor, data=data, registry=registry, suite_options=parse_options(option),
-            case_ids=tuple(case or ()), limit=limit, trials=trials, out_dir=out, settings=settings, **engine_options)
+        # No --suite: RunConfig's empty suites mean the default suite, looked up when the run starts.
+        selection = Selection(case_ids=case or (), limit=limit, trials=trials, k=k, executor=executor,
+                              suite_options=parse_options(option), data=data, registry=registry)
+        output = Output(out_dir=out, progress=cast(ProgressMode, progress), watch=watch)  # checked by Output
+        config = RunConfig.from_groups(tuple(suite or ()), model, tuple(tier or ()), cast(HarnessMode, mode),
+                                       selection=selection, limits=limits, generation=settings, output=output)
     result = asyncio.run(_run(config))
     if config.progress != "quiet":
         print_summary(result.summary, result.run_dir)
@@ -103,30 +109,6 @@ def make_observers(config: RunConfig) -> list[Any]:
     except ImportError:
         return []
     return list(report_observers(config))
-
-
-def _resume_config(run_dir: Path, engine_options: dict[str, Any]) -> RunConfig:
-    from callbench.harness.runfolder import read_header
-
-    header = read_header(run_dir)
-    recorded = header.options.get("config")
-    if not recorded:
-        raise ConfigError(f"{run_dir}: run.json has no recorded configuration; cannot resume")
-    return config_from_dict(recorded, out_dir=run_dir, resume=True, **engine_options)
-
-
-def parse_k(text: str | None) -> int | str | None:
-    if text is None:
-        return None
-    if text.strip().lower() == "all":
-        return "all"
-    try:
-        value = int(text)
-    except ValueError:
-        raise ConfigError(f"--k must be a positive integer or 'all', got {text!r}") from None
-    if value < 1:
-        raise ConfigError("--k must be at least 1")
-    return value
 
 
 def parse_options(items: list[str] | None) -> dict[str, str]:

@@ -1,43 +1,322 @@
-"""``RunConfig``: every option of a run, as given on the CLI or to :func:`callbench.run`."""
+"""The options of a run: four small option groups, and the flat ``RunConfig`` the engine reads.
+
+The Python API (:func:`callbench.evaluate`) and the CLI take the options in groups:
+
+* :class:`Selection` — which cases run and how (case ids, limit, trials, top-k, executor
+  override, suite loader options);
+* :class:`EngineLimits` — concurrency, pacing, endpoint limits, retries, timeouts, cache, prices;
+* :class:`~callbench.types.messages.GenerationSettings` — what every model request asks for;
+* :class:`Output` — where the run folder goes, resuming, and what is shown while it runs.
+
+:class:`RunConfig` is those groups flattened, plus the suites, the model, the scorers and the
+harness mode: the engine's input, recorded in ``run.json`` and compared on resume. Every group
+checks its values when built, so a bad value is one :class:`~callbench.errors.ConfigError` line
+naming the field (and its CLI flag), never a traceback later in the run.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
-from callbench.harness.modes import HarnessMode
+from pydantic import ValidationError
+
+from callbench.errors import ConfigError
+from callbench.executors.base import Executor
+from callbench.harness.modes import HARNESS_MODES, HarnessMode
+from callbench.providers.base import Provider
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
+from callbench.scoring.base import Scorer
+from callbench.suites.suite import Suite
 from callbench.types.messages import GenerationSettings
+from callbench.types.names import did_you_mean
 
+ScorerFactory: TypeAlias = Callable[[Suite], Scorer]
+"""What the catalog registers for a scorer: ``factory(suite) -> Scorer``."""
+SuiteRef: TypeAlias = str | Suite
+"""A suite spec (catalog name with options, or a path), or a :class:`Suite` built in code."""
+ModelRef: TypeAlias = str | Provider
+"""A model string (``provider:model``, ``oracle``...), or a :class:`Provider` built in code."""
+TierRef: TypeAlias = str | ScorerFactory
+"""A scorer name (``all`` = the three strict tiers), or a scorer factory."""
+ProgressMode = Literal["auto", "rich", "plain", "quiet"]
+PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "rich", "plain", "quiet")
+
+OBJECT_SPEC = "<object>"
+"""What ``run.json`` records in place of a suite, model, scorer or executor given as a Python
+object: such a run can be resumed through the Python API with the same objects, never from the CLI."""
+
+FLAGS = {
+    "case_ids": "--case", "limit": "--limit", "trials": "--trials", "k": "--k", "executor": "--executor",
+    "suite_options": "--option", "data": "--data", "registry": "--registry",
+    "concurrency": "--concurrency", "delay_s": "--delay", "rpm": "--rpm", "tpm": "--tpm",
+    "max_connections": "--max-connections", "max_retries": "--max-retries",
+    "max_retry_time_s": "--max-retry-time", "request_timeout_s": "--request-timeout", "cache": "--no-cache",
+    "price_table": "--price-table", "out_dir": "--out", "resume": "--resume", "progress": "--progress",
+    "watch": "--watch",
+}
+"""The CLI flag of each option, named in error messages."""
+
+
+# --- checks shared by the groups ---------------------------------------------------------------
+
+def _label(group: object, name: str) -> str:
+    flag = FLAGS.get(name)
+    return f"{type(group).__name__}.{name}" + (f" ({flag})" if flag else "")
+
+
+def _reject(group: object, name: str, rule: str) -> None:
+    raise ConfigError(f"{_label(group, name)} must be {rule}, got {getattr(group, name)!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) and math.isfinite(value)
+
+
+def _check_int(group: object, name: str, minimum: int, *, optional: bool = False) -> None:
+    value = getattr(group, name)
+    if not (optional and value is None) and not (_is_int(value) and value >= minimum):
+        _reject(group, name, f"an integer of at least {minimum}" + (" or None" if optional else ""))
+
+
+def _check_number(group: object, name: str, *, positive: bool, optional: bool = False) -> None:
+    value = getattr(group, name)
+    if optional and value is None:
+        return
+    if not _is_number(value) or value < 0 or (positive and value == 0):
+        rule = "a positive number" if positive else "a number of at least 0"
+        _reject(group, name, rule + (" or None" if optional else ""))
+
+
+def _check_bool(group: object, name: str) -> None:
+    if not isinstance(getattr(group, name), bool):
+        _reject(group, name, "True or False")
+
+
+def _set(group: object, name: str, value: Any) -> None:
+    object.__setattr__(group, name, value)  # normalising a frozen dataclass in __post_init__
+
+
+def _normalize_path(group: object, name: str, *, optional: bool = True) -> None:
+    value = getattr(group, name)
+    if value is None and optional:
+        return
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        _reject(group, name, "a path" + (" or None" if optional else ""))
+    _set(group, name, Path(value))
+
+
+def _normalize_strings(group: object, name: str) -> None:
+    value = getattr(group, name)
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, Sequence) or not all(isinstance(item, str) and item for item in items):
+        _reject(group, name, "a list of non-empty strings")
+    _set(group, name, tuple(items))
+
+
+def group_fields(group: object) -> dict[str, Any]:
+    """The fields of an option group (or of a ``RunConfig``) as a name -> value dict (shallow)."""
+    return {f.name: getattr(group, f.name) for f in fields(group)}  # type: ignore[arg-type]
+
+
+# --- the option groups ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class RunConfig:
-    """Options of one run. Frozen: recorded in ``run.json`` and compared on resume."""
+class Selection:
+    """Which cases run, how often, and with which suite loader options."""
 
-    suites: tuple[str, ...] = ()
-    """Suite specs; empty = the embedded default suite (``catalog().default_suite``)."""
-    model: str = "baseline"
-    tiers: tuple[str, ...] = ()
-    """Scorer names; empty = each suite's default scorers; ``("all",)`` = the three tiers."""
-    harness_mode: HarnessMode = "production-parity"
+    case_ids: Sequence[str] = ()
+    """Run only these cases (``id`` or ``suite:id``); empty = every case."""
+    limit: int | None = None
+    """At most this many cases per suite."""
+    trials: int = 1
+    """Run every case this many times."""
     k: int | str | None = None
     """Top-k tool retrieval: a number, ``"all"`` (every candidate tool), or ``None`` (the suite's
     ``default_k``, 24 unless the suite says otherwise)."""
-    executor: str | None = None
-    """Override every suite's executor (e.g. ``contract``)."""
+    executor: str | Executor | None = None
+    """Override every suite's executor: a catalog name (``contract``) or an executor object."""
+    suite_options: Mapping[str, Any] = field(default_factory=dict)
+    """Options for catalog suite loaders (``--option KEY=VALUE``); unused by suite objects."""
+    data: str | Path | None = None
+    """A local data set path, for suite loaders that need one (``--data``)."""
+    registry: str | Path | None = None
+    """A tool registry folder for suites given as a path (``--registry``)."""
+
+    def __post_init__(self) -> None:
+        _normalize_strings(self, "case_ids")
+        _check_int(self, "limit", 0, optional=True)
+        _check_int(self, "trials", 1)
+        _set(self, "k", _parse_k(self))
+        if self.executor is not None and not isinstance(self.executor, Executor) and \
+                not (isinstance(self.executor, str) and self.executor):
+            _reject(self, "executor", "an executor name, an Executor object or None")
+        options = self.suite_options
+        if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
+            _reject(self, "suite_options", "a mapping of option names to values")
+        _set(self, "suite_options", dict(self.suite_options))
+        _normalize_path(self, "data")
+        _normalize_path(self, "registry")
+
+
+def _parse_k(selection: Selection) -> int | str | None:
+    """``k`` as a positive int, ``"all"`` or ``None`` (the CLI hands over its text as given)."""
+    value = selection.k
+    if value is None or isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "all":
+            return "all"
+        if text.isdigit() and int(text) >= 1:
+            return int(text)
+    _reject(selection, "k", "a positive integer, 'all' or None")
+    return None  # unreachable: _reject raises
+
+
+@dataclass(frozen=True)
+class EngineLimits:
+    """How hard the run may push the endpoint, and how it recovers."""
+
+    concurrency: int = 8
+    """Cases in flight at once."""
+    delay_s: float = 0.0
+    """Seconds between case starts."""
+    rpm: float | None = None
+    """Requests per minute per endpoint (``None``: unlimited)."""
+    tpm: float | None = None
+    """Tokens per minute per endpoint (``None``: unlimited)."""
+    max_connections: int | None = None
+    """Open requests per endpoint (``None``: unlimited)."""
+    max_retries: int = 6
+    """Retries per request on 429, 5xx and timeouts."""
+    max_retry_time_s: float = 300.0
+    """Cap on the retry time of one request."""
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
+    """Seconds per model request before it is retried (``None``: ``GenerationSettings.timeout_s``). Its
+    own default, well below the default case limit: see docs/providers.md, "Case time limit"."""
+    cache: bool = True
+    """Read and write the response cache (built-in agents are never cached)."""
+    cache_path: str | Path | None = None
+    """The response cache file (``None``: the default location)."""
+    price_table: str | Path | None = None
+    """A YAML/JSON price table for cost estimates (checked before the run starts)."""
+
+    def __post_init__(self) -> None:
+        _check_int(self, "concurrency", 1)
+        _check_number(self, "delay_s", positive=False)
+        _check_number(self, "rpm", positive=True, optional=True)
+        _check_number(self, "tpm", positive=True, optional=True)
+        _check_int(self, "max_connections", 1, optional=True)
+        _check_int(self, "max_retries", 0)
+        _check_number(self, "max_retry_time_s", positive=False)
+        _check_number(self, "request_timeout_s", positive=True, optional=True)
+        _check_bool(self, "cache")
+        _normalize_path(self, "cache_path")
+        _normalize_path(self, "price_table")
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where the run folder goes, whether to continue one, and what is shown while it runs."""
+
+    out_dir: str | Path | None = None
+    """The run folder (``None``: ``runs_root/<timestamp>-<model>-<suite>``)."""
+    runs_root: str | Path = Path("runs")
+    resume: bool = False
+    """Continue the run in ``out_dir`` (error records are re-run); refused when the run's identity changed."""
+    progress: ProgressMode = "quiet"
+    """``quiet`` (the API's default: nothing printed), ``plain``, ``rich`` or ``auto`` (rich on a
+    terminal, plain otherwise); anything but ``quiet`` also mirrors the cases in flight to ``live.json``."""
+    watch: bool = False
+    """Print every round of every case as it happens (meant for a single case)."""
+
+    def __post_init__(self) -> None:
+        _normalize_path(self, "out_dir")
+        _normalize_path(self, "runs_root", optional=False)
+        _check_bool(self, "resume")
+        if self.progress not in PROGRESS_MODES:
+            _reject(self, "progress", "one of " + ", ".join(PROGRESS_MODES))
+        _check_bool(self, "watch")
+        if self.resume and self.out_dir is None:
+            raise ConfigError("Output.resume needs Output.out_dir: the run folder to continue")
+
+
+def generation_settings(value: GenerationSettings | Mapping[str, Any] | None) -> GenerationSettings:
+    """``GenerationSettings`` from an instance, a mapping of its fields, or ``None`` (the defaults)."""
+    if value is None:
+        return GenerationSettings()
+    if isinstance(value, GenerationSettings):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"generation must be a GenerationSettings or a mapping, got {type(value).__name__}")
+    try:
+        return GenerationSettings(**value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"GenerationSettings.{where}: {first['msg']} "
+                          f"(got {first.get('input')!r})") from None
+
+
+OPTION_GROUPS: tuple[type, ...] = (Selection, EngineLimits, Output)
+
+
+def split_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Sort flat option names (the fields of ``RunConfig``, as ``callbench.run`` takes them) into
+    ``evaluate``'s keyword arguments: ``selection``, ``limits``, ``output``, ``generation``, ``mode``."""
+    names = {group: {f.name for f in fields(group)} for group in OPTION_GROUPS}
+    known = set().union(*names.values(), {"settings", "harness_mode"})
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ConfigError(f"unknown run option {unknown[0]!r}{did_you_mean(unknown[0], known)}")
+    out: dict[str, Any] = {
+        key: group(**{k: v for k, v in options.items() if k in names[group]})
+        for key, group in (("selection", Selection), ("limits", EngineLimits), ("output", Output))
+    }
+    out["generation"] = generation_settings(options.get("settings"))
+    if "harness_mode" in options:
+        out["mode"] = options["harness_mode"]
+    return out
+
+
+# --- the engine's input ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Every option of one run, flat: the engine's input. Frozen: recorded in ``run.json`` and
+    compared on resume. Build it with :meth:`from_groups`; the fields of :class:`Selection`,
+    :class:`EngineLimits` and :class:`Output` are checked and normalised here too."""
+
+    suites: tuple[SuiteRef, ...] = ()
+    """Suite specs or ``Suite`` objects; empty = the default suite an installed plugin declares."""
+    model: ModelRef = "baseline"
+    tiers: tuple[TierRef, ...] = ()
+    """Scorer names or factories; empty = each suite's default scorers; ``("all",)`` = the three tiers."""
+    harness_mode: HarnessMode = "production-parity"
+    # Selection
+    k: int | str | None = None
+    executor: str | Executor | None = None
     data: Path | None = None
     registry: Path | None = None
     suite_options: dict[str, Any] = field(default_factory=dict)
     case_ids: tuple[str, ...] = ()
-    """Run only these cases (``id`` or ``suite:id``)."""
     limit: int | None = None
     trials: int = 1
+    # Output
     out_dir: Path | None = None
     runs_root: Path = Path("runs")
     resume: bool = False
     settings: GenerationSettings = field(default_factory=GenerationSettings)
-    # engine and provider limits
+    # EngineLimits
     concurrency: int = 8
     delay_s: float = 0.0
     rpm: float | None = None
@@ -46,16 +325,52 @@ class RunConfig:
     max_retries: int = 6
     max_retry_time_s: float = 300.0
     request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
-    """Seconds per model request before it is retried (``None``: ``settings.timeout_s``). Its own
-    default, well below the default case limit: see docs/providers.md, "Case time limit"."""
     cache: bool = True
     cache_path: Path | None = None
     price_table: Path | None = None
-    # display only (not recorded)
-    progress: str = "auto"
-    """``rich``, ``plain``, ``quiet`` or ``auto`` (rich on a terminal, plain otherwise)."""
+    # Output, display only (not recorded)
+    progress: ProgressMode = "quiet"
     watch: bool = False
-    """Print every round of every case as it happens (meant for ``--case ID``)."""
+
+    def __post_init__(self) -> None:
+        _set(self, "suites", _refs(self.suites, (str, Suite), "suite", "a suite spec or a Suite object"))
+        _set(self, "tiers", _refs(self.tiers, (str,), "tier", "a scorer name or a scorer factory", callable))
+        if not (isinstance(self.model, Provider) or isinstance(self.model, str) and self.model.strip()):
+            raise ConfigError(f"model must be a model string (e.g. 'oracle', 'openai:gpt-4o-mini') or a "
+                              f"Provider object, got {self.model!r}")
+        if self.harness_mode not in HARNESS_MODES:
+            raise ConfigError(f"unknown harness mode {self.harness_mode!r} "
+                              f"(one of {', '.join(HARNESS_MODES)})")
+        _set(self, "settings", generation_settings(self.settings))
+        for group in self.groups():  # checks every option; keeps the normalised values
+            for name, value in group_fields(group).items():
+                _set(self, name, value)
+
+    @classmethod
+    def from_groups(cls, suites: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
+                    tiers: TierRef | Sequence[TierRef] = (),
+                    harness_mode: HarnessMode = "production-parity", *,
+                    selection: Selection | None = None, limits: EngineLimits | None = None,
+                    generation: GenerationSettings | Mapping[str, Any] | None = None,
+                    output: Output | None = None) -> RunConfig:
+        """The flat config of a run given as option groups (``None``: the group's defaults)."""
+        values: dict[str, Any] = {}
+        for name, group, kind in (("selection", selection, Selection), ("limits", limits, EngineLimits),
+                                  ("output", output, Output)):
+            if group is not None and not isinstance(group, kind):
+                raise ConfigError(f"{name} must be a callbench.{kind.__name__}, got {type(group).__name__}")
+            values.update(group_fields(group or kind()))
+        return cls(suites=suites, model=model, tiers=tiers, harness_mode=harness_mode,  # type: ignore[arg-type]
+                   settings=generation_settings(generation), **values)
+
+    def groups(self) -> tuple[Selection, EngineLimits, Output]:
+        """This config's options as groups (built, so checked)."""
+        own = group_fields(self)
+
+        def pick(kind: type) -> dict[str, Any]:
+            return {f.name: own[f.name] for f in fields(kind)}
+
+        return Selection(**pick(Selection)), EngineLimits(**pick(EngineLimits)), Output(**pick(Output))
 
     def recorded_options(self) -> dict[str, Any]:
         """The engine options worth recording in ``run.json``."""
@@ -70,8 +385,28 @@ class RunConfig:
         }
 
 
+def _refs(value: Any, kinds: tuple[type, ...], what: str, rule: str,
+          also: Callable[[Any], bool] = lambda _: False) -> tuple[Any, ...]:
+    """A bare reference or a sequence of them, as a tuple; anything else is one error line."""
+    items = (value,) if isinstance(value, (str, *kinds)) or also(value) else value
+    if not isinstance(items, Sequence):
+        raise ConfigError(f"{what}s must be {rule} or a list of them, got {type(value).__name__}")
+    for item in items:
+        if not (isinstance(item, kinds) or also(item)) or isinstance(item, str) and not item.strip():
+            raise ConfigError(f"{what} must be {rule}, got {item!r}")
+    return tuple(items)
+
+
 PATH_FIELDS = ("data", "registry", "out_dir", "runs_root", "cache_path", "price_table")
 DISPLAY_FIELDS = ("progress", "watch", "resume")
+OBJECT_FIELDS = ("suites", "model", "tiers", "executor")
+"""Fields that may hold Python objects; ``run.json`` records each object as :data:`OBJECT_SPEC`."""
+
+
+def _recorded_ref(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_recorded_ref(item) for item in value]
+    return value if value is None or isinstance(value, str) else OBJECT_SPEC
 
 
 def config_to_dict(config: RunConfig) -> dict[str, Any]:
@@ -81,7 +416,9 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
         if name in DISPLAY_FIELDS:
             continue
         value = getattr(config, name)
-        if isinstance(value, Path):
+        if name in OBJECT_FIELDS:
+            value = _recorded_ref(value)
+        elif isinstance(value, Path):
             value = str(value)
         elif isinstance(value, tuple):
             value = list(value)
@@ -91,8 +428,23 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
     return out
 
 
+def recorded_objects(data: Mapping[str, Any]) -> list[str]:
+    """The fields of a recorded config that held Python objects (nothing to rebuild them from)."""
+    found = []
+    for name in OBJECT_FIELDS:
+        value = data.get(name)
+        if value == OBJECT_SPEC or isinstance(value, list) and OBJECT_SPEC in value:
+            found.append(name)
+    return found
+
+
 def config_from_dict(data: dict[str, Any], **overrides: Any) -> RunConfig:
-    """Rebuild a config recorded by :func:`config_to_dict`, with ``overrides`` applied."""
+    """Rebuild a config recorded by :func:`config_to_dict`, with ``overrides`` applied. A config
+    that held Python objects cannot be rebuilt (see :func:`recorded_objects`)."""
+    objects = recorded_objects(data)
+    if objects:
+        raise ConfigError(f"the recorded configuration held Python objects ({', '.join(objects)}); "
+                          "run.json cannot rebuild them")
     values: dict[str, Any] = {}
     for name, value in data.items():
         if name not in RunConfig.__dataclass_fields__:

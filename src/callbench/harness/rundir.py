@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,9 +13,18 @@ from typing import Any
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, UserError
 from callbench.executors.base import Executor, resolve_executor
-from callbench.harness.config import RunConfig
-from callbench.harness.modes import HARNESS_MODES, ModePolicy, prompt_template_hash
+from callbench.harness.config import (
+    OBJECT_SPEC,
+    ModelRef,
+    RunConfig,
+    SuiteRef,
+    TierRef,
+    config_from_dict,
+    recorded_objects,
+)
+from callbench.harness.modes import ModePolicy, prompt_template_hash
 from callbench.harness.runfolder import RUN_FILE, iter_records, read_header, slim_record, write_header
+from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
 from callbench.scoring.lint import suite_notes
 from callbench.suites.resolve import load_suite
@@ -39,7 +49,7 @@ class Prepared:
         """(key, trial) pairs already completed."""
         return {r.record_id for r in self.previous if r.status == "completed"}
 
-    def executor_for(self, suite: Suite, case: Case, override: str | None) -> Executor:
+    def executor_for(self, suite: Suite, case: Case, override: str | Executor | None) -> Executor:
         target = override or suite.executor_name(case)
         key = target if isinstance(target, str) else f"{suite.name}:{id(target)}"
         if key not in self.executors:
@@ -48,7 +58,9 @@ class Prepared:
 
 
 def load_suites(config: RunConfig) -> list[Suite]:
-    suites = [load_suite(spec, data=config.data, registry=config.registry, **config.suite_options)
+    """The run's suites: specs loaded (with the run's loader options), ``Suite`` objects as given."""
+    suites = [spec if isinstance(spec, Suite) else
+              load_suite(spec, data=config.data, registry=config.registry, **config.suite_options)
               for spec in config.suites]
     names = [s.name for s in suites]
     if len(set(names)) != len(names):
@@ -56,53 +68,89 @@ def load_suites(config: RunConfig) -> list[Suite]:
     return suites
 
 
-def build_scorers(suite: Suite, tiers: tuple[str, ...]) -> dict[str, Any]:
-    names = list(tiers) or list(suite.scorers)
-    if names == ["all"]:
-        names = list(DEFAULT_TIERS)
-    return {name: catalog().scorers.get(name)(suite) for name in names}
+def build_scorers(suite: Suite, tiers: Sequence[TierRef]) -> dict[str, Any]:
+    """The suite's scorers by name: catalog names (``all`` = the three tiers) or factories ``f(suite)``;
+    none given = the suite's defaults."""
+    refs: list[TierRef] = list(tiers) or list(suite.scorers)
+    if refs == ["all"]:
+        refs = list(DEFAULT_TIERS)
+    table: dict[str, Any] = {}
+    for ref in refs:
+        if isinstance(ref, str):
+            table[ref] = catalog().scorers.get(ref)(suite)
+        else:
+            scorer = ref(suite)
+            table[scorer.name] = scorer
+    return table
+
+
+def build_run_model(model: ModelRef, config: RunConfig) -> Model:
+    """The run's model: a model string through the catalog, or a ``Provider`` object as given,
+    wrapped with the run's retries, limits and cache either way."""
+    if isinstance(model, Provider):
+        return Model.from_config(model, config, config.settings)
+    return build_model(model, config)
+
+
+def model_label(model: ModelRef) -> str:
+    """``run.json``'s ``model``: the model string, or for a provider object its own description."""
+    if isinstance(model, str):
+        return model
+    info = model.describe()
+    name, detail = str(info.get("provider") or model.name), str(info.get("model") or "")
+    return f"{name}:{detail}" if detail and detail != name else name
+
+
+def _spec(ref: SuiteRef) -> str:
+    return ref if isinstance(ref, str) else OBJECT_SPEC
+
+
+def _executor_label(executor: str | Executor | None) -> str | None:
+    return executor if executor is None or isinstance(executor, str) else OBJECT_SPEC
 
 
 def prepare_run(config: RunConfig) -> Prepared:
+    """Load suites, scorers and model, write ``run.json`` (checking a resumed run's identity)."""
     if not config.suites:
+        # The one place the default suite is looked up: whichever installed plugin declares one.
         config = replace(config, suites=(catalog().require_default_suite(),))
-    if config.harness_mode not in HARNESS_MODES:
-        raise ConfigError(f"unknown harness mode {config.harness_mode!r} (one of {', '.join(HARNESS_MODES)})")
-    if config.trials < 1:
-        raise ConfigError("--trials must be at least 1")
     if config.price_table is not None:
         from callbench.harness.usage import load_prices
 
         load_prices(config.price_table)  # a bad price table fails now, not after the run
     suites = load_suites(config)
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
-    model = build_model(config.model, config)
+    model = build_run_model(config.model, config)
     header = _header(config, suites, scorers, model)
     run_dir = config.out_dir or config.runs_root / _run_id(header)
     previous: list[CaseRecord] = []
     if config.resume:
         previous = _check_resume(run_dir, header)
     elif (run_dir / RUN_FILE).exists():
-        raise UserError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --out")
+        raise UserError(f"{run_dir} already holds a run; pass --resume to continue it "
+                        "or choose another --out")
     header.run_id = run_dir.name
     write_header(run_dir, header)
     return Prepared(run_dir, header, suites, scorers, model, previous)
 
 
-def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]], model: Model) -> RunHeader:
+def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]],
+            model: Model) -> RunHeader:
     policy = ModePolicy(config.harness_mode)
     return RunHeader(
         run_id="", created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        callbench_version=__version__, python_version=platform.python_version(), model=config.model,
+        callbench_version=__version__, python_version=platform.python_version(),
+        model=model_label(config.model),
         provider=model.provider.describe(), settings=config.settings.model_dump(),
         harness_mode=config.harness_mode, harness_assistance=policy.assistance(),
-        suites=[SuiteInfo(name=s.name, spec=spec, hash=s.hash, registry_hash=s.registry.hash,
+        suites=[SuiteInfo(name=s.name, spec=_spec(spec), hash=s.hash, registry_hash=s.registry.hash,
                           prompt_template_hash=prompt_template_hash(s.system_prompt), n_cases=len(s.cases),
                           source=s.source, data=str(config.data) if config.data else None,
                           data_versions=dict(s.metadata.get("data_versions") or {}),
                           notes=suite_notes(s, list(scorers.get(s.name, ()))))
-                for spec, s in zip(config.suites, suites)],
-        scorers={name: list(table) for name, table in scorers.items()}, executor=config.executor,
+                for spec, s in zip(config.suites, suites, strict=True)],
+        scorers={name: list(table) for name, table in scorers.items()},
+        executor=_executor_label(config.executor),
         retrieval_k=config.k, suite_k={s.name: s.retrieval_k(config.k) for s in suites},
         trials=config.trials, options=config.recorded_options(),
     )
@@ -110,8 +158,29 @@ def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str,
 
 def _run_id(header: RunHeader) -> str:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{header.model}-{'+'.join(s.name for s in header.suites)}").strip("-")
+    names = "+".join(s.name for s in header.suites)
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{header.model}-{names}").strip("-")
     return f"{stamp}-{slug[:60]}"
+
+
+def resume_config(run_dir: Path, **overrides: Any) -> RunConfig:
+    """The config recorded in ``run_dir``'s ``run.json``, set to resume there, with ``overrides``.
+
+    A run started through the Python API with suites, a model, scorers or an executor given as
+    objects cannot be rebuilt from ``run.json``: one error line says how to resume it instead.
+    """
+    header = read_header(run_dir)
+    recorded = header.options.get("config")
+    if not recorded:
+        raise ConfigError(f"{run_dir}: run.json has no recorded configuration; cannot resume")
+    objects = recorded_objects(recorded)
+    if objects:
+        names = [s.name for s in header.suites if s.spec == OBJECT_SPEC]
+        what = ", ".join(f"suites {names}" if name == "suites" and names else name for name in objects)
+        raise ConfigError(f"{run_dir}: cannot resume from run.json: this run's {what} were Python objects, "
+                          "which run.json cannot rebuild; resume it from Python with the same objects: "
+                          "callbench.evaluate(suite, model, output=Output(out_dir=..., resume=True))")
+    return config_from_dict(recorded, out_dir=run_dir, resume=True, **overrides)
 
 
 def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
