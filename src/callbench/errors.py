@@ -7,8 +7,11 @@ Three families, handled differently by the harness:
 * ``ProviderError`` and subclasses: infrastructure failures talking to a model. Retryable ones
   are retried by the model wrapper; what is left becomes an ``error`` record, never a model
   failure.
-* ``ToolError``: raised by a tool implementation; its message is returned to the model as the
-  tool result and recorded on the trace. It never stops a run.
+* ``ToolError``: raised by a tool implementation for an expected failure; its message is returned
+  to the model as the tool result and the call is scored as a failed execution.
+* ``ToolBug``: any other exception out of a tool implementation. It is a bug in the tool, not the
+  model's fault: the case becomes an ``error`` record with the traceback, flagged in quality
+  control, excluded from accuracy and re-run by ``--resume``.
 """
 
 from __future__ import annotations
@@ -68,3 +71,13 @@ class FatalProviderError(ProviderError, UserError):
 
 class ToolError(CallbenchError):
     """Raised by a tool implementation; the message goes back to the model as the result."""
+
+
+class ToolBug(CallbenchError):
+    """A tool implementation raised something other than ``ToolError`` (a harness fault)."""
+
+    def __init__(self, tool: str, error: BaseException, traceback_text: str) -> None:
+        super().__init__(f"tool {tool!r} raised {type(error).__name__}: {error}")
+        self.tool = tool
+        self.error_type = type(error).__name__
+        self.traceback = traceback_text

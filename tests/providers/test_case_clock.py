@@ -34,10 +34,7 @@ class SlowSession(ExecutorSession):
     def __init__(self, delay_s: float) -> None:
         self.delay_s = delay_s
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        return self._answer(arguments)
-
-    async def _answer(self, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         await asyncio.sleep(self.delay_s)
         return ToolOutcome(ok=True, result={"echo": arguments.get("text")})
 

@@ -91,11 +91,11 @@ class FailingCalls(ExecutorSession):
     def __init__(self, inner: ExecutorSession, failing: set[int]) -> None:
         self.inner, self.failing, self.count = inner, failing, 0
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         index, self.count = self.count, self.count + 1
         if index in self.failing:
             return ToolOutcome.failure("temporarily unavailable, try again")
-        return self.inner.call(name, arguments)
+        return await self.inner.call(name, arguments)
 
     def snapshot(self) -> dict[str, Any] | None:
         return self.inner.snapshot()

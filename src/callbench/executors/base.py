@@ -1,15 +1,37 @@
-"""The executor contract: a per-case session that turns a tool call into a result."""
+"""The executor contract: a per-case session that turns a tool call into a result, asynchronously.
+
+An :class:`Executor` opens one :class:`ExecutorSession` per case. The harness awaits
+:meth:`ExecutorSession.call` for every call it executes, so a session may wait on a service and a
+blocking tool implementation runs off the event loop (see :mod:`callbench.executors.python`): a slow
+tool never stalls other cases, and the case time limit always fires. Every hook the loop calls is
+declared here with its default; a session overrides what it needs, and hooks return values instead
+of changing the episode.
+
+A tool signals an *expected* failure (bad input, an empty clipboard...) by raising
+:class:`~callbench.errors.ToolError` or returning :meth:`ToolOutcome.failure`: the model hears
+the message and the call is scored as a failed execution. Anything else an implementation raises
+is a bug in the tool, not the model's fault: the session raises :class:`~callbench.errors.ToolBug`
+and the case becomes an error record (counted, flagged, excluded from accuracy, re-run by
+``--resume``).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 if TYPE_CHECKING:
     from callbench.suites.suite import Suite
     from callbench.types.case import Case
+    from callbench.types.contract import ToolContract
+    from callbench.types.messages import Message, ToolCall
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -29,29 +51,58 @@ class ToolOutcome:
         return cls(ok=False, error=message, annotations=dict(annotations))
 
 
+@dataclass(frozen=True)
+class TurnDirective:
+    """What a session asks of the loop after a model turn (the value of :meth:`ExecutorSession.after_turn`).
+
+    ``action``: ``"default"`` (the usual flow: a turn without calls ends the episode), ``"continue"``
+    (another round follows, e.g. the next scripted user turn) or ``"stop"`` (end the episode now,
+    recorded as ``max_rounds``). ``messages`` are appended to the conversation first; ``offer`` adds
+    tools to the ones offered from the next round on.
+    """
+
+    action: Literal["default", "continue", "stop"] = "default"
+    messages: tuple[Message, ...] = ()
+    offer: tuple[ToolContract, ...] = ()
+
+
+DEFAULT_TURN = TurnDirective()
+
+
 class ExecutorSession(ABC):
     """Executes the calls of one case, in order. Fresh and isolated per case."""
 
-    @abstractmethod
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
-        """Execute one call. Must not raise for tool-level failures: return ``ToolOutcome.failure``."""
+    sees_invalid_calls: ClassVar[bool] = False
+    """True: schema-invalid and unknown-tool calls whose arguments parsed are passed to :meth:`call`
+    instead of being rejected by the loop (the session answers with its benchmark's own text)."""
 
-    # Optional hooks the loop honours when a session defines them:
-    #   begin_round(round_index, tool_calls): called before a round's calls are executed one by one;
-    #   finished: a property; True ends the episode after the current round (stop_reason executor_end);
-    #   sees_invalid_calls = True: schema-invalid and unknown-tool calls (with parsed arguments) are
-    #   passed to call() instead of being rejected by the loop (the executor answers with its own text).
+    @abstractmethod
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Execute one call. Expected failures are outcomes (``ToolOutcome.failure``), never exceptions."""
+
+    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
+        """Called before a round's calls are executed one by one (sessions that answer a turn's
+        parallel calls together look at all of them here). Default: nothing."""
+
+    def episode_over(self) -> bool:
+        """True ends the episode after the current round (``stop_reason: executor_end``), e.g. when a
+        replayed gold path ended. Default: never."""
+        return False
+
+    async def after_turn(self, had_calls: bool) -> TurnDirective:
+        """Called after each model turn; scripted conversations return the next user turn here."""
+        return DEFAULT_TURN
 
     def snapshot(self) -> dict[str, Any] | None:
-        """The state now, for state-comparison diagnostics (``None``: stateless).
+        """The state now, for state-comparison diagnostics (``None``: stateless, or not knowable).
 
-        Must be a detached value (see :func:`callbench.types.frozen.freeze`): later calls in the same session
-        must not change a snapshot already taken.
+        Must be a detached value (see :func:`callbench.types.frozen.freeze`): later calls in the same
+        session must not change a snapshot already taken.
         """
         return None
 
     def close(self) -> None:
-        """Release resources (temporary folders...)."""
+        """Release per-case resources (temporary folders...)."""
 
 
 class Executor(ABC):
@@ -67,6 +118,9 @@ class Executor(ABC):
         files creates it (``mkdir(parents=True, exist_ok=True)``); the engine removes it after the case.
         """
 
+    async def aclose(self) -> None:
+        """Release run-level resources (connections shared by sessions); called once at the end of a run."""
+
 
 def resolve_executor(target: str | Executor) -> Executor:
     """An executor instance from a catalog name (the entry is called without arguments) or an instance."""
@@ -74,4 +128,32 @@ def resolve_executor(target: str | Executor) -> Executor:
         return target
     from callbench.catalog import catalog
 
-    return catalog().executors.get(target)()
+    factory = catalog().executors.get(target)
+    executor: Executor = factory()
+    return executor
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to completion from synchronous code (tests, offline scoring).
+
+    Inside a running event loop the coroutine runs on a fresh loop in a helper thread, so this never
+    fails for being called from async code (it does block that loop while it waits).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coroutine)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="callbench-run-sync")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]

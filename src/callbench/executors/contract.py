@@ -26,10 +26,12 @@ class ContractExecutor(Executor):
 
 
 class ContractSession(ExecutorSession):
+    """Answers every call of a registered tool with its synthetic result."""
+
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         contract = self.registry.find(name)
         if contract is None:
             return ToolOutcome.failure(f"Unknown tool: {name}")

@@ -1,13 +1,22 @@
-"""The ``python`` executor: real implementation functions bound to tools."""
+"""The ``python`` executor: real implementation functions bound to tools.
+
+Implementations are ordinary (blocking) functions. Each call runs in a worker thread, so a slow tool
+never stalls the other cases on the event loop and the case time limit always fires; the calls of
+one case still run one at a time, in order. A call the limit cut off keeps running in its thread
+until it returns; its result is discarded and the session reports no final state for that case.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import traceback
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ToolError
+from callbench.errors import ToolBug, ToolError
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
 from callbench.suites.suite import Suite
 from callbench.types.case import Case
@@ -16,13 +25,27 @@ from callbench.types.frozen import freeze
 ToolFunction = Callable[..., Any]
 StateFactory = Callable[[Case, Path], Any]
 
+TOOL_THREADS = 32
+"""Worker threads shared by every python session of the process (tool calls in flight at once)."""
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def tool_pool() -> ThreadPoolExecutor:
+    """The process-wide pool tool implementations run in (created on first use)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=TOOL_THREADS, thread_name_prefix="callbench-tool")
+        return _POOL
+
 
 class PythonExecutor(Executor):
     """Calls ``bindings[name](**arguments)``, or ``bindings[name](state, **arguments)`` with a state factory.
 
-    The state (a workspace, a database...) is created fresh for every case by ``state_factory``.
-    A ``ToolError`` becomes a tool error returned to the model; any other exception is also
-    returned to the model (with its type) and recorded: an executor failure never crashes a run.
+    The state (a workspace, a database...) is created fresh for every case by ``state_factory``. A
+    ``ToolError`` (or arguments the function's signature rejects) is an expected failure returned to
+    the model; any other exception is a :class:`ToolBug`: the case becomes an error record.
     """
 
     name = "python"
@@ -37,14 +60,31 @@ class PythonExecutor(Executor):
 
 
 class PythonSession(ExecutorSession):
+    """One case's state and its bound implementations."""
+
     def __init__(self, bindings: dict[str, ToolFunction], state: Any) -> None:
         self.bindings = bindings
         self.state = state
+        self.running = 0
+        """Calls still running in a worker thread (one the case time limit cut off)."""
+        self._lock = threading.Lock()
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         function = self.bindings.get(name)
         if function is None:
             return ToolOutcome.failure(f"Tool {name!r} has no implementation bound in this executor")
+        with self._lock:
+            self.running += 1
+        job = tool_pool().submit(self._invoke, function, name, arguments)
+        # Counted on the thread's own future: a call the time limit cancelled may still be running.
+        job.add_done_callback(self._done)
+        return await asyncio.wrap_future(job)
+
+    def _done(self, _: Any) -> None:
+        with self._lock:
+            self.running -= 1
+
+    def _invoke(self, function: ToolFunction, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         try:
             result = function(self.state, **arguments) if self.state is not None else function(**arguments)
         except ToolError as exc:
@@ -52,19 +92,21 @@ class PythonSession(ExecutorSession):
         except TypeError as exc:
             if _is_signature_error(exc):
                 return ToolOutcome.failure(f"Invalid arguments for {name}: {exc}")
-            return ToolOutcome.failure(f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=3))
-        except Exception as exc:  # noqa: BLE001 - an implementation bug is a recorded tool error
-            return ToolOutcome.failure(f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=3))
+            raise ToolBug(name, exc, traceback.format_exc()) from exc
+        except Exception as exc:  # noqa: BLE001 - a bug in the tool, reported as a harness fault
+            raise ToolBug(name, exc, traceback.format_exc()) from exc
         return ToolOutcome(ok=True, result=result)
 
     def snapshot(self) -> dict[str, Any] | None:
-        # Frozen here as well: a state object's snapshot() may hand out live references.
+        # A call cut off by the time limit may still be changing the state: no snapshot then.
+        if self.running:
+            return None
         snap = getattr(self.state, "snapshot", None)
-        return freeze(snap()) if callable(snap) else None
+        return freeze(snap()) if callable(snap) else None  # frozen: a state's snapshot() may hand out live references
 
     def close(self) -> None:
         close = getattr(self.state, "close", None)
-        if callable(close):
+        if callable(close) and not self.running:
             close()
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from callbench.errors import FatalProviderError, ProviderError
+from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor
 from callbench.harness.config import RunConfig
 from callbench.harness.loop import Episode, run_episode
@@ -40,6 +40,8 @@ T = TypeVar("T")
 
 CASE_TIMEOUT = "CaseTimeout"
 """Error type of a case whose time limit ran out while the harness was waiting on the endpoint."""
+TOOL_BUG = "tool_bug"
+"""Error-record type prefix of a tool implementation that raised something other than ``ToolError``."""
 
 
 class CaseTimeoutError(Exception):
@@ -185,6 +187,8 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     finally:
         writer.close()
         await prepared.model.aclose()
+        for executor in {id(job.executor): job.executor for job in jobs}.values():
+            await executor.aclose()
         summary = finish_run(prepared, slim)
         gc.unfreeze()
         fan.emit("on_run_end", summary)
@@ -319,6 +323,9 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
         except ProviderError as exc:
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=type(exc).__name__, message=str(exc))
+        except ToolBug as exc:  # a bug in a tool implementation: never the model's fault
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=f"{TOOL_BUG}:{exc.error_type}", message=str(exc), traceback=exc.traceback)
         except Exception as exc:  # noqa: BLE001 - one broken case must not end the run
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from callbench.executors.base import ExecutorSession, ToolOutcome
+from callbench.executors.base import ExecutorSession, ToolOutcome, TurnDirective
 from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy
 from callbench.harness.observer import Observers
 from callbench.harness.validate import check_call
@@ -67,22 +66,21 @@ async def run_episode(episode: Episode, model: ModelLike, session: ExecutorSessi
         turn = await model.generate(episode.messages, episode.offered, settings)
         _record_turn(trace, info, turn)
         episode.messages.append(Message.assistant(turn))
-        begin_round = getattr(session, "begin_round", None)
-        if begin_round is not None:  # executors that answer a turn's parallel calls together
-            begin_round(round_index, turn.tool_calls)
+        await session.begin_round(round_index, turn.tool_calls)
         new_calls = [await _execute(episode, session, call, round_index) for call in turn.tool_calls]
         observers.emit("on_round", case, info, new_calls)
         if _call_cap_reached(episode):
             trace.stop_reason = "max_calls"
             return trace
-        if getattr(session, "finished", False):
+        if session.episode_over():
             trace.stop_reason = "executor_end"
             return trace
-        scripted = _scripted_turn(episode, session, bool(turn.tool_calls))
-        if scripted == "stop":
+        directive = await session.after_turn(bool(turn.tool_calls))
+        _apply(episode, directive)
+        if directive.action == "stop":
             trace.stop_reason = "max_rounds"
             return trace
-        if scripted == "continue":
+        if directive.action == "continue":
             continue
         if not turn.tool_calls:
             if _nudge(episode, info, round_index < budget):
@@ -125,9 +123,7 @@ async def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, r
         record.execution = "skipped"
     else:
         started = time.perf_counter()
-        outcome = session.call(record.tool, record.arguments or {})
-        if inspect.isawaitable(outcome):  # sessions that wait on a service (e.g. a live LLM judge)
-            outcome = await outcome
+        outcome = await session.call(record.tool, record.arguments or {})
         record.duration_ms = (time.perf_counter() - started) * 1000
         record.execution = "ok" if outcome.ok else "error"
     record.result = outcome.result
@@ -149,15 +145,13 @@ def _content(episode: Episode, outcome: ToolOutcome) -> str:
     return text
 
 
-def _scripted_turn(episode: Episode, session: ExecutorSession, had_calls: bool) -> str | None:
-    """Optional session hook ``on_model_turn(episode, had_calls)`` for scripted conversations.
-
-    A session may append later user turns (and newly offered tools) to the episode and return
-    ``"continue"``, end the episode with ``"stop"``, or return ``None`` for the default flow.
-    Used by the BFCL multi-turn executor.
-    """
-    hook = getattr(session, "on_model_turn", None)
-    return hook(episode, had_calls) if hook is not None else None
+def _apply(episode: Episode, directive: TurnDirective) -> None:
+    """Add what a session's :meth:`~ExecutorSession.after_turn` asked for: messages, then tools."""
+    episode.messages.extend(directive.messages)
+    for contract in directive.offer:
+        if contract.name not in episode.offered_by_name:
+            episode.offered.append(contract)
+        episode.offered_by_name[contract.name] = contract
 
 
 def _call_cap_reached(episode: Episode) -> bool:
@@ -195,4 +189,4 @@ def covered_count(expected: list[list[str]], called: list[str]) -> int:
 def _executor_checks_format(session: ExecutorSession, record: TraceCall) -> bool:
     """Executors with their own format checks (``sees_invalid_calls``) get schema-invalid and unknown-tool
     calls whose arguments parsed; they answer with their benchmark's own error text."""
-    return bool(getattr(session, "sees_invalid_calls", False)) and record.arguments is not None
+    return session.sees_invalid_calls and record.arguments is not None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from callbench.executors.base import resolve_executor, run_sync
 from callbench.scoring.base import Scorer
 from callbench.types.case import REF_PATTERN, Case
 from callbench.types.dsl import follow_path, realize
@@ -50,28 +51,24 @@ class StateMatchScorer(Scorer):
         """Compare ``trace.final_state`` with the gold final state, key by key."""
         if trace.final_state is None:
             return _not_applicable("the executor recorded no final state (stateless executor)")
-        states = self.gold_states(case)
-        if states is None or states.final is None:
-            return _not_applicable("the suite's executor cannot replay the gold path")
-        gold = states.final
-        keys = sorted(set(gold) | set(trace.final_state))
-        differing = [k for k in keys if gold.get(k) != trace.final_state.get(k)]
-        reasons = [Reason(code="state_mismatch", message=f"state '{k}' differs from the gold path's")
-                   for k in differing]
-        passed = not differing
-        rationale = "final state equals the gold path's" if passed else \
-            f"final state differs in {len(differing)} of {len(keys)} parts: {', '.join(differing)}"
-        details = {"applicable": True, "gold_changes_state": states.initial != gold,
-                   "differing": {k: {"gold": gold.get(k), "actual": trace.final_state.get(k)} for k in differing}}
-        # metrics survive the slim records the run summary is built from; details do not.
-        metrics = {"applicable": 1.0, "gold_changes_state": float(states.initial != gold)}
-        return Verdict(scorer=NAME, passed=passed, partial=1.0 - len(differing) / max(1, len(keys)),
-                       reasons=reasons, rationale=rationale, details=details, metrics=metrics)
+        return compare(self.gold_states(case), trace.final_state)
+
+    async def ascore(self, case: Case, trace: Trace) -> Verdict:
+        """As :meth:`score`; the gold path is replayed without blocking the event loop."""
+        if trace.final_state is None:
+            return _not_applicable("the executor recorded no final state (stateless executor)")
+        return compare(await self.agold_states(case), trace.final_state)
 
     def gold_states(self, case: Case) -> GoldStates | None:
         """Initial state and state after the gold path (cached per case)."""
         if case.key not in self._gold:
-            self._gold[case.key] = replay_gold(self.suite, case)
+            self._gold[case.key] = run_sync(replay_gold(self.suite, case))
+        return self._gold[case.key]
+
+    async def agold_states(self, case: Case) -> GoldStates | None:
+        """As :meth:`gold_states`, awaited (the engine's path)."""
+        if case.key not in self._gold:
+            self._gold[case.key] = await replay_gold(self.suite, case)
         return self._gold[case.key]
 
     def gold_state(self, case: Case) -> dict[str, Any] | None:
@@ -103,18 +100,35 @@ def _verdict_of(record: Any) -> Verdict | None:
     return verdict
 
 
+def compare(states: GoldStates | None, actual: dict[str, Any]) -> Verdict:
+    """The state-match verdict of ``actual`` against the gold path's final state."""
+    if states is None or states.final is None:
+        return _not_applicable("the suite's executor cannot replay the gold path")
+    gold = states.final
+    keys = sorted(set(gold) | set(actual))
+    differing = [k for k in keys if gold.get(k) != actual.get(k)]
+    reasons = [Reason(code="state_mismatch", message=f"state '{k}' differs from the gold path's") for k in differing]
+    passed = not differing
+    rationale = "final state equals the gold path's" if passed else \
+        f"final state differs in {len(differing)} of {len(keys)} parts: {', '.join(differing)}"
+    details = {"applicable": True, "gold_changes_state": states.initial != gold,
+               "differing": {k: {"gold": gold.get(k), "actual": actual.get(k)} for k in differing}}
+    # metrics survive the slim records the run summary is built from; details do not.
+    metrics = {"applicable": 1.0, "gold_changes_state": float(states.initial != gold)}
+    return Verdict(scorer=NAME, passed=passed, partial=1.0 - len(differing) / max(1, len(keys)),
+                   reasons=reasons, rationale=rationale, details=details, metrics=metrics)
+
+
 def _not_applicable(why: str) -> Verdict:
     # Neither a pass nor a failure: the verdict is marked not applicable and left out of every rate.
     return Verdict(scorer=NAME, passed=False, partial=None, rationale=f"not applicable: {why}",
                    warnings=[why], details={"applicable": False}, metrics={"applicable": 0.0}, applicable=False)
 
 
-def replay_gold(suite: Any, case: Case) -> GoldStates | None:
+async def replay_gold(suite: Any, case: Case) -> GoldStates | None:
     """Execute the expected steps in a fresh executor session; ``None`` when that is impossible."""
     if suite is None:
         return None
-    from callbench.executors.base import resolve_executor
-
     executor = resolve_executor(suite.executor_name(case))
     registry = suite.registry_for(case)
     results: dict[str, Any] = {}
@@ -136,7 +150,7 @@ def replay_gold(suite: Any, case: Case) -> GoldStates | None:
                     if step.call_only:
                         continue
                     args = realize(step.arguments, lookup, contract.parameters if contract else None)
-                    outcome = session.call(tool, args)
+                    outcome = await session.call(tool, args)
                     if outcome.ok:
                         results[step.id] = outcome.result
             return GoldStates(initial, session.snapshot())

@@ -64,6 +64,8 @@ class ErrorInfo(BaseModel):
 
     type: str
     message: str
+    traceback: str | None = None
+    """The traceback of a harness fault (a tool implementation's bug), for the person fixing it."""
 
 
 class CaseRecord(BaseModel):

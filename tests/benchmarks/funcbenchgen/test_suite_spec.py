@@ -8,7 +8,7 @@ import pytest
 from dag_helpers import play, record_of
 
 from callbench.benchmarks.funcbenchgen.planner import PlannerAgent
-from callbench.benchmarks.funcbenchgen.scorer import aggregate, format_table
+from callbench.benchmarks.funcbenchgen.scorer import aggregate, dag_table
 from callbench.benchmarks.funcbenchgen.suite import grid, load_suite, parse_spec
 from callbench.cli.main import main
 from callbench.errors import ConfigError, SuiteError
@@ -16,6 +16,7 @@ from callbench.harness.runfolder import slim_record
 from callbench.providers.agents.noisy import NoisyAgent
 from callbench.suites.suite import SuiteOptions
 from callbench.types.records import CaseRecord
+from callbench.executors.base import run_sync
 
 
 def test_grid_size_and_defaults() -> None:
@@ -110,9 +111,13 @@ def test_aggregate_table_and_restatement_effect() -> None:
     assert summary["rows"][0]["efficiency"] == 1.0 and summary["rows"][0]["mean_calls"] == 5.0
     assert summary["restatement"]["n_pairs"] == 6 and summary["restatement"]["difference"]["estimate"] == 0.0
     assert summary["errors"] == {"c5-d1-conn0-dis0": 1}
-    table = format_table(summary)
-    assert table == summary["table"]
-    assert "c5-d4-conn0-dis0" in table and "restatement effect over 6 paired tasks" in table
+    table = dag_table(summary)
+    assert summary["tables"] == [table]  # data the CLI and reports render, not preformatted text
+    assert table.columns == ["setting", "arm", "n", "success", "95% CI", "strict", "lenient", "eff", "calls"]
+    assert table.rows[2] == ["c5-d4-conn0-dis0", "plain", "3", "1.00", "[0.44,1.00]", "1.00", "1.00", "1.00", "5.0"]
+    assert table.alignment(1) == "left" and table.alignment(2) == "right"
+    assert table.notes[0].startswith("success follows the strict rule")
+    assert table.notes[1].startswith("restatement effect over 6 paired tasks: +0.000")
 
 
 def test_aggregate_counts_failure_classes_per_setting() -> None:
@@ -150,6 +155,6 @@ def test_episode_options_reach_the_executor() -> None:
         case = suite.cases[0]
         session = DagExecutor().start(case, Path("."), suite)
         step = case.expected[0] if spec == "restate=on" else case.expected[-1]  # last: inputs unknown
-        out = session.call(step.tool, dict(step.arguments))
+        out = run_sync(session.call(step.tool, dict(step.arguments)))
         assert check(out), spec
         assert out.annotations["node_kind"] == "core"

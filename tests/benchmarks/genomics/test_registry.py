@@ -13,6 +13,7 @@ from callbench.executors.contract import ContractExecutor
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 from callbench.types.dsl import placeholder_value
+from callbench.executors.base import run_sync
 
 REQUIRED_CATEGORIES = {"navigation", "tracks", "track_settings", "tabs_windows", "sequence", "sequence_editing",
                        "annotation", "search", "restriction_gel", "primer_design", "blast_local", "protein",
@@ -89,7 +90,7 @@ def test_contract_executor_answers_every_tool(tmp_path: Path) -> None:
     for tool in registry:
         props = tool.parameters.get("properties", {})
         args = {k: placeholder_value(props[k]) for k in tool.parameters.get("required", [])}
-        outcome = session.call(tool.name, args)
+        outcome = run_sync(session.call(tool.name, args))
         assert outcome.ok, (tool.name, outcome.error)
         if tool.result_schema:
             assert isinstance(outcome.result, dict)
@@ -126,7 +127,7 @@ def test_python_executor_never_crashes_on_schema_valid_nonsense(tmp_path: Path) 
     for tool in registry:
         props = tool.parameters.get("properties", {})
         args = {k: placeholder_value(props[k]) for k in tool.parameters.get("required", [])}
-        outcome = session.call(tool.name, args)
+        outcome = run_sync(session.call(tool.name, args))
         if not outcome.ok and "traceback" in outcome.annotations:
             crashes.append((tool.name, outcome.error))
     assert crashes == []
@@ -153,7 +154,7 @@ def test_read_only_tools_leave_the_state_unchanged(tmp_path: Path) -> None:
             if step.call_only:
                 continue
             before = session.snapshot()
-            outcome = session.call(contract.name, realize(step.arguments, lookup, contract.parameters))
+            outcome = run_sync(session.call(contract.name, realize(step.arguments, lookup, contract.parameters)))
             results[step.id] = outcome.result
             if contract.read_only:
                 checked += 1

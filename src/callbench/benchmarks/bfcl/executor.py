@@ -1,7 +1,7 @@
 """Executor ``bfcl-multi-turn``: BFCL's stateful backends, scripted user turns, 20-step cap.
 
 The session executes calls against the backend classes of the installed ``bfcl-eval``
-package and drives the conversation through the harness's ``on_model_turn`` hook:
+package and drives the conversation through the session hook ``after_turn``:
 
 * a model round with calls is one BFCL *step*; more than 20 steps in one turn force-quit the
   entry (BFCL's MAXIMUM_STEP_LIMIT), which the scorer then fails as ``force_terminated``;
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from callbench.benchmarks.bfcl.backend import ERROR_PREFIX, World
 from callbench.benchmarks.bfcl.multi_turn_cases import ADDED_FUNCTIONS_PROMPT, STEP_LIMIT
 from callbench.benchmarks.bfcl.schema import contract_from_doc
-from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.executors.base import DEFAULT_TURN, Executor, ExecutorSession, ToolOutcome, TurnDirective
 from callbench.types.messages import Message
 
 if TYPE_CHECKING:
@@ -42,37 +42,32 @@ class BfclMultiTurnSession(ExecutorSession):
         self.round_turns: list[int] = []
         self.force_quit = False
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Execute one call; backend errors come back as BFCL's error text."""
         text = self.world.call(name, (), arguments)
         failed = text.startswith(ERROR_PREFIX)
         return ToolOutcome(ok=not failed, result=text, error=text if failed else None, content=text,
                            annotations={"bfcl_turn": self.turn})
 
-    def on_model_turn(self, episode: Any, had_calls: bool) -> str | None:
-        """Harness hook: count steps, end turns, inject the next user turn."""
+    async def after_turn(self, had_calls: bool) -> TurnDirective:
+        """Count steps, end turns, hand the conversation the next user turn."""
         self.round_turns.append(self.turn)
         if had_calls:
             self.steps += 1
             if self.steps > STEP_LIMIT:
                 self.force_quit = True
-                return "stop"
-            return None
+                return TurnDirective(action="stop")
+            return DEFAULT_TURN
         if self.turn >= len(self.later_turns):
-            return None  # last turn answered: the episode ends normally
+            return DEFAULT_TURN  # last turn answered: the episode ends normally
         self.turn += 1
         self.steps = 0
         messages = self.later_turns[self.turn - 1]
-        added = self.withheld.get(str(self.turn))
+        added = tuple(contract_from_doc(doc, self.category) for doc in self.withheld.get(str(self.turn), ()))
         if added:
-            for doc in added:
-                contract = contract_from_doc(doc, self.category)
-                episode.offered.append(contract)
-                episode.offered_by_name[contract.name] = contract
             messages = [{"role": "user", "content": ADDED_FUNCTIONS_PROMPT}]
-        for message in messages:
-            episode.messages.append(Message(role=message["role"], content=message.get("content") or ""))
-        return "continue"
+        return TurnDirective(action="continue", offer=added,
+                             messages=tuple(Message(role=m["role"], content=m.get("content") or "") for m in messages))
 
     def snapshot(self) -> dict[str, Any]:
         """Turn bookkeeping for the scorer (JSON-safe)."""

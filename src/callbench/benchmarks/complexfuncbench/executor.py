@@ -5,19 +5,19 @@ any time, other calls get the generic error response, and format-check failures 
 specific error text so the model can correct itself. The gold list advances as in ComplexEval.
 
 The matching is done per model turn (parallel calls are mapped together). The harness announces
-a turn through the optional session hook ``begin_round(round_index, calls)``; without it each
-call is treated as a turn of its own that never ends the episode early.
+a turn through the session hook ``begin_round(round_index, calls)``; a call that arrives without
+one (a direct caller) is treated as a turn of its own that never ends the episode early.
 
 With a judge configured (suite option ``judge``), the LLM judge decides during the episode, as in
 upstream's pipeline: a turn that needs verdicts is played once the judge has answered, inside the
-first ``call`` of that turn (which then returns an awaitable the harness waits for).
+first ``call`` of that turn (the harness awaits it).
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,8 +67,7 @@ class ReplaySession(ExecutorSession):
         """A turn waiting for judge verdicts; played by the first ``call`` of that turn."""
         self._next_index = 0
 
-    @property
-    def finished(self) -> bool:
+    def episode_over(self) -> bool:
         """True once the faithful cascade ended the episode early (the harness then stops, as upstream)."""
         if self._deferred is not None:
             # No call of the waiting turn reached the session (the harness rejected them all):
@@ -76,7 +75,7 @@ class ReplaySession(ExecutorSession):
             self._play(self._deferred)
         return self.episode.ended is not None
 
-    def begin_round(self, round_index: int, calls: list[ToolCall]) -> None:
+    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
         """Evaluate all calls of one model turn together (called by the harness before executing them)."""
         self._deferred = None
         self._queued = deque()
@@ -99,12 +98,14 @@ class ReplaySession(ExecutorSession):
         self._next_index += 1
         return pred
 
-    def call(  # type: ignore[override]  # the loop awaits an awaitable answer (a live judge)
-        self, name: str, arguments: dict[str, Any]
-    ) -> ToolOutcome | Awaitable[ToolOutcome]:
-        """The answer to one call: a tool outcome, or an awaitable of one while the judge decides."""
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """The answer to one call (after the live judge decided the turn's pairs, when one is configured)."""
         if self._deferred is not None:
-            return self._judge_turn_then_answer(name, arguments)
+            preds = self._deferred
+            assert self.live is not None
+            await self.live.resolve(self.episode.judge_candidates(preds))
+            if self._deferred is preds:  # not played meanwhile
+                self._play(preds)
         key = canonical(self.names.original(name), arguments)
         while self._queued:
             queued_key, result = self._queued.popleft()
@@ -115,22 +116,8 @@ class ReplaySession(ExecutorSession):
         # by round, decides that; answering more helpfully after it cannot change a score).
         pred = self._pred(name, arguments, None)
         if self.live is not None and self.episode.judge_candidates([pred], may_end=False):
-            return self._judge_single(pred)
+            return self._outcome((await self.live.play_turn(self.episode, [pred], may_end=False))[0])
         return self._outcome(self.episode.play_turn([pred], may_end=False)[0])
-
-    async def _judge_turn_then_answer(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
-        assert self.live is not None and self._deferred is not None
-        preds = self._deferred
-        await self.live.resolve(self.episode.judge_candidates(preds))
-        if self._deferred is preds:  # not played meanwhile
-            self._play(preds)
-        outcome = self.call(name, arguments)
-        assert isinstance(outcome, ToolOutcome)
-        return outcome
-
-    async def _judge_single(self, pred: PredCall) -> ToolOutcome:
-        assert self.live is not None
-        return self._outcome((await self.live.play_turn(self.episode, [pred], may_end=False))[0])
 
     def _outcome(self, result: CallResult) -> ToolOutcome:
         return outcome_of(result, self.live.judge if self.live is not None else None)

@@ -68,7 +68,7 @@ class DagSession(ExecutorSession):
     def __init__(self, runtime: DagRuntime) -> None:
         self.runtime = runtime
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         res = self.runtime.call(name, arguments)
         node = self.runtime.nodes.get(name)
         result = None
