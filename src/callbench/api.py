@@ -132,15 +132,17 @@ def run(suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
 
 
 def score_run(run_dir: str | Path, tier: str | Sequence[str] = (), **options: Any) -> dict[str, Any]:
-    """Re-score a stored run offline (no model call); returns the new summary."""
+    """Re-score a stored run offline (no model call); returns the new summary as the JSON object
+    written to ``summary.json`` (like :attr:`RunResult.summary`)."""
     from callbench.harness.rescore import rescore
 
     tiers = (tier,) if isinstance(tier, str) else tuple(tier)
-    return rescore(Path(run_dir), tiers, **options)
+    return rescore(Path(run_dir), tiers, **options).to_json_dict()
 
 
-def load_records(run_dir: str | Path) -> Any:
-    """The run's records as a pandas DataFrame (needs the ``pandas`` extra)."""
+def load_records(run_dir: str | Path | Sequence[str | Path]) -> Any:
+    """The records of one run folder (or several) as a pandas DataFrame (needs the ``pandas`` extra);
+    read through the typed run-folder reader, so records of every schema version load."""
     from callbench.report.frame import load_records as frame
 
-    return frame(Path(run_dir))
+    return frame(run_dir)

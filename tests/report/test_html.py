@@ -3,8 +3,8 @@ import re
 
 from synth import make_records, write_run
 
-from callbench.report.html import build_payload, script_json, write_report
-from callbench.report.rundata import read_run
+from callbench.harness.runfolder import read_run
+from callbench.report.html import attach_expected, build_payload, script_json, write_report
 
 
 def test_script_json_cannot_close_the_script_element():
@@ -35,26 +35,40 @@ def test_multi_run_payload_has_leaderboard_and_comparisons(tmp_path):
     assert len(payload["comparisons"]) == 2
     cmp = payload["comparisons"][0]
     assert cmp["a"].startswith("m1") and cmp["difference"]["estimate"] > 0 and cmp["mcnemar_p"] < 0.05
-    assert set(cmp["disagreeing"]) <= {r["key"] for r in read_run(a).records}
+    assert set(cmp["disagreeing"]) <= {r.key for r in read_run(a).records}
 
 
 def test_attach_expected_reads_the_runs_suite(tmp_path):
     import callbench
-    from callbench.report.rundata import attach_expected
 
     result = callbench.run("starter", "noisy", limit=2, out_dir=tmp_path / "run", progress="quiet")
     run = read_run(result.run_dir)
-    assert all(r["expected"][0]["tool"] for r in run.records)  # records carry their expected steps
+    assert all(r.expected[0]["tool"] for r in run.records)  # records carry their expected steps
     for record in run.records:  # as in runs written before records carried them
-        del record["expected"]
+        record.expected = []
     assert attach_expected(run) == []
-    assert all(isinstance(r["expected"], list) and r["expected"][0]["tool"] for r in run.records)
+    assert all(r.expected and r.expected[0]["tool"] for r in run.records)
     stale = read_run(result.run_dir)
     for record in stale.records:
-        del record["expected"]
-    stale.header["suites"][0]["hash"] = "0" * 64
+        record.expected = []
+    assert stale.header is not None
+    stale.header.suites[0].hash = "0" * 64
     assert "hash differs" in attach_expected(stale)[0]
-    assert all("expected" not in r for r in stale.records)
+    assert all(r.expected == [] for r in stale.records)
+
+
+def test_record_payload_keeps_the_written_shape(tmp_path):
+    """Page data is made from the typed record but keeps only the keys the line had, so a record
+    written without ``expected`` still lets the page fall back to ``metadata.expected``."""
+    from callbench.report.html import record_payload
+
+    run = write_run(tmp_path / "r", make_records(2))
+    record = read_run(run).records[0]
+    payload = record_payload(record)
+    assert "expected" not in payload and payload["metadata"]["expected"][0]["tool"]
+    assert payload["trace"]["rounds"][0]["call_ids"] == record.trace.rounds[0].call_ids
+    record.expected = [{"tool": "x"}]
+    assert record_payload(record)["expected"] == [{"tool": "x"}]
 
 
 def test_runs_in_different_harness_modes_are_not_compared(tmp_path):

@@ -28,7 +28,7 @@ def test_tally_pass_rate_per_tier_and_errors():
     recs = make_records(4, error_rate=0.0, seed=5)
     recs[3] = recs[3] | {"status": "error", "verdicts": {}, "error": {"type": "X", "message": "m"}}
     for rec in recs:
-        tally.add_record(rec)
+        tally.add_record(CaseRecord.model_validate(rec))
     passes = sum(r["verdicts"]["native-function-contract"]["passed"] for r in recs[:3])
     assert tally.errors == 1 and tally.scored["native-function-contract"] == 3
     assert f"contract {100 * passes / 3:.1f}%" in tally.pass_rates()

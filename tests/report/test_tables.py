@@ -67,11 +67,17 @@ def test_compare_csv(runs):
 def test_bad_run_dir_is_a_user_error(tmp_path):
     with pytest.raises(UserError, match="no such run directory"):
         render_show(tmp_path / "missing", "md")
-    (tmp_path / "r").mkdir()
-    (tmp_path / "r" / "run.json").write_text("{}")
-    (tmp_path / "r" / "records.jsonl").write_text('{"key": "a"}\nnot json\n')
-    with pytest.raises(UserError, match=r"records.jsonl:2"):
-        render_show(tmp_path / "r", "md")
+    run = write_run(tmp_path / "r", make_records(1), summary=False)
+    with (run / "records.jsonl").open("a") as fh:
+        fh.write("not json\n")
+    with pytest.raises(UserError, match=r"records.jsonl:2: invalid record"):
+        render_show(run, "md")
+    (run / "records.jsonl").write_text('{"key": "a"}\n')
+    with pytest.raises(UserError, match=r"records.jsonl:1: invalid record: suite: Field required"):
+        render_show(run, "md")
+    (run / "run.json").write_text("{}")
+    with pytest.raises(UserError, match=r"run.json: invalid run header: run_id: Field required"):
+        render_show(run, "md")
 
 
 def test_resumed_records_count_once(tmp_path):

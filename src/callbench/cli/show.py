@@ -26,7 +26,7 @@ def show(
     if format == "json":
         import json
 
-        console.print_json(json.dumps(read_summary(run_dir)))
+        console.print_json(json.dumps(read_summary(run_dir).to_json_dict()))
         return
     if format not in ("md", "csv"):
         raise ConfigError(f"--format must be table, md, csv or json, not {format!r}")

@@ -196,14 +196,13 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
 
 
 def finish_run(prepared: Prepared, slim: list[CaseRecord]) -> dict[str, Any]:
-    """Build and write ``summary.json`` from slim records (the last record of a (case, trial) wins)."""
+    """Build and write the typed ``summary.json`` from slim records (the last record of a (case, trial)
+    wins); returns its JSON object, the form :class:`RunResult` and observers carry."""
     scorers = {name: s for job_scorers in prepared.scorers.values() for name, s in job_scorers.items()}
-    summary = build_summary(prepared.header, latest_records(slim), scorers)
     counters = getattr(prepared.model, "counters", None)
-    if counters:
-        summary["requests"] = dict(counters)
+    summary = build_summary(prepared.header, latest_records(slim), scorers, requests=counters)
     write_summary(prepared.run_dir, summary)
-    return summary
+    return summary.to_json_dict()
 
 
 def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:

@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
 from callbench.errors import UserError
 from callbench.harness.engine import score_case
 from callbench.harness.rundir import build_scorers
-from callbench.harness.runfolder import RECORDS_FILE, latest_records, read_header, read_records, write_summary
+from callbench.harness.runfolder import (
+    latest_records,
+    read_header,
+    read_records,
+    rewrite_records,
+    write_summary,
+)
 from callbench.harness.summary import build_summary
 from callbench.suites.resolve import load_suite
 from callbench.types.records import CaseRecord
+from callbench.types.summary import Summary
 
 
-def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None = None) -> dict[str, Any]:
+def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None = None) -> Summary:
     """Re-apply scorers to every completed record; updates ``records.jsonl`` and ``summary.json``.
+
+    Records of any schema version the reader accepts are re-scored (the records' format has not
+    changed since schema 1); the summary is written in the current summary schema.
 
     Records whose instruction changed since the run (prompt hash mismatch) are refused: that output
     answers another question, so the model must be re-run instead.
@@ -29,7 +38,7 @@ def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None 
         suite = load_suite(info.spec, data=data or info.data)
         suites[info.name] = (suite, {c.key: c for c in suite.cases}, build_scorers(suite, tiers))
     updated = asyncio.run(_rescore_all(records, suites))  # one event loop for every record
-    _rewrite(run_dir, updated)
+    rewrite_records(run_dir, updated)
     scorers = {name: s for _, _, table in suites.values() for name, s in table.items()}
     summary = build_summary(header, latest_records(updated), scorers)
     write_summary(run_dir, summary)
@@ -57,12 +66,3 @@ async def _rescore_record(record: CaseRecord, suites: dict[str, Any]) -> CaseRec
         raise UserError(f"record {record.key}: scorer failed: {error.message}")
     record.verdicts.update(verdicts)
     return record
-
-
-def _rewrite(run_dir: Path, records: list[CaseRecord]) -> None:
-    path = run_dir / RECORDS_FILE
-    tmp = path.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(record.model_dump_json() + "\n")
-    os.replace(tmp, path)

@@ -1,9 +1,17 @@
-"""Run folders on disk: ``run.json``, ``records.jsonl`` (appended as cases finish) and ``summary.json``."""
+"""Run folders on disk: ``run.json``, ``records.jsonl`` (appended as cases finish), ``summary.json``
+and, while a run goes, ``live.json``.
+
+This module is the one reader (and writer) of run folders: the engine, re-scoring, ``show``,
+``compare``, the reports, the live view and ``load_records`` all read typed records through it.
+:func:`read_run` loads a whole folder; :class:`RecordTail` follows ``records.jsonl`` as it grows.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +19,21 @@ from pydantic import ValidationError
 
 from callbench.errors import UserError
 from callbench.types.records import CaseRecord, RunHeader
+from callbench.types.summary import Summary
 
 RUN_FILE, RECORDS_FILE, SUMMARY_FILE = "run.json", "records.jsonl", "summary.json"
+LIVE_FILE = "live.json"
+"""The cases in flight of a running run (written by the live-state observer, read by ``callbench view``)."""
+
+
+def _first_error(exc: ValidationError) -> str:
+    """``field.path: message`` of a validation error's first problem."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+# --- run.json ---------------------------------------------------------------------------------
 
 
 def write_header(run_dir: Path, header: RunHeader) -> None:
@@ -21,35 +42,91 @@ def write_header(run_dir: Path, header: RunHeader) -> None:
 
 
 def read_header(run_dir: Path) -> RunHeader:
+    """The run's header.
+
+    Raises:
+        UserError: when ``run.json`` is missing or invalid (the message names the file and field).
+    """
     path = Path(run_dir) / RUN_FILE
     if not path.is_file():
         raise UserError(f"{run_dir}: not a run folder (no {RUN_FILE})")
     try:
         return RunHeader.model_validate_json(path.read_text(encoding="utf-8"))
     except ValidationError as exc:
-        raise UserError(f"{path}: invalid run header: {exc.errors()[0]['msg']}") from None
+        raise UserError(f"{path}: invalid run header: {_first_error(exc)}") from None
+
+
+# --- records.jsonl ----------------------------------------------------------------------------
+
+
+class RecordTail:
+    """Incremental reader of ``records.jsonl``: each read returns only the records appended since.
+
+    A last line without its newline is a record still being written: it is left for the next
+    read, unless the read is ``final`` (the run is over), when it is parsed if it is whole and
+    ignored if it is torn (a killed run; resume re-runs that case). Any other bad line is an error.
+    """
+
+    def __init__(self, path: Path, offset: int = 0) -> None:
+        self.path = Path(path)
+        self.offset = offset
+        """Byte offset just past the last line read."""
+        self._line = 0
+
+    def iter_new(self, *, final: bool = False) -> Iterator[tuple[int, CaseRecord]]:
+        """Each new record with the byte offset just past its line, parsed one at a time."""
+        if not self.path.is_file():
+            return
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            for raw in handle:
+                complete = raw.endswith(b"\n")
+                if not complete and not final:
+                    return  # still being written: read it next time
+                self._line += 1
+                if raw.strip():
+                    record = self._parse(raw, torn_ok=not complete)
+                    if record is None:
+                        return
+                    self.offset += len(raw)
+                    yield self.offset, record
+                else:
+                    self.offset += len(raw)
+
+    def read_new(self, *, final: bool = False) -> list[CaseRecord]:
+        """The records appended since the last read."""
+        return [record for _end, record in self.iter_new(final=final)]
+
+    def read_new_with_offsets(self) -> list[tuple[int, CaseRecord]]:
+        """Like :meth:`read_new`, each record paired with the byte offset just past its line."""
+        return list(self.iter_new())
+
+    def _parse(self, raw: bytes, *, torn_ok: bool) -> CaseRecord | None:
+        try:
+            return CaseRecord.model_validate_json(raw)
+        except ValidationError as exc:
+            if torn_ok:
+                return None
+            raise UserError(f"{self.path}:{self._line}: invalid record: {_first_error(exc)}") from None
 
 
 def iter_records(run_dir: Path) -> Iterator[CaseRecord]:
-    """Stream records; a torn last line (a killed run) is ignored, any other bad line is an error."""
-    path = Path(run_dir) / RECORDS_FILE
-    if not path.is_file():
-        return
-    with path.open(encoding="utf-8") as handle:
-        lines = handle.readlines()
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield CaseRecord.model_validate_json(line)
-        except ValidationError as exc:
-            if lineno == len(lines) and not line.endswith("\n"):
-                return  # interrupted while writing; resume re-runs that case
-            raise UserError(f"{path}:{lineno}: invalid record: {exc.errors()[0]['msg']}") from None
+    """Stream every record; a torn last line (a killed run) is ignored, any other bad line is an error."""
+    for _end, record in RecordTail(Path(run_dir) / RECORDS_FILE).iter_new(final=True):
+        yield record
 
 
 def read_records(run_dir: Path) -> list[CaseRecord]:
+    """Every record of the run, superseded ones included (see :func:`latest_records`)."""
     return list(iter_records(run_dir))
+
+
+def latest_records(records: Iterable[CaseRecord]) -> list[CaseRecord]:
+    """One record per (key, trial): the last written wins (a resumed error overrides the earlier one)."""
+    latest: dict[tuple[str, int], CaseRecord] = {}
+    for record in records:
+        latest[record.record_id] = record
+    return list(latest.values())
 
 
 def slim_record(record: CaseRecord) -> CaseRecord:
@@ -75,14 +152,6 @@ def slim_record(record: CaseRecord) -> CaseRecord:
     return record
 
 
-def latest_records(records: list[CaseRecord]) -> list[CaseRecord]:
-    """One record per (key, trial): the last written wins (a resumed error overrides the earlier one)."""
-    latest: dict[tuple[str, int], CaseRecord] = {}
-    for record in records:
-        latest[record.record_id] = record
-    return list(latest.values())
-
-
 class RecordWriter:
     """Appends records and flushes each one, so a killed run loses only cases in flight."""
 
@@ -106,12 +175,105 @@ class RecordWriter:
         self.handle.close()
 
 
-def write_summary(run_dir: Path, summary: dict[str, Any]) -> None:
-    (Path(run_dir) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
+def rewrite_records(run_dir: Path, records: Iterable[CaseRecord]) -> None:
+    """Replace ``records.jsonl`` atomically (re-scoring): readers see the old file or the new one."""
+    path = Path(run_dir) / RECORDS_FILE
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(record.model_dump_json() + "\n")
+    os.replace(tmp, path)
 
 
-def read_summary(run_dir: Path) -> dict[str, Any]:
+# --- summary.json -----------------------------------------------------------------------------
+
+
+def write_summary(run_dir: Path, summary: Summary) -> None:
+    text = json.dumps(summary.to_json_dict(), indent=2)
+    (Path(run_dir) / SUMMARY_FILE).write_text(text, encoding="utf-8")
+
+
+def read_summary(run_dir: Path) -> Summary:
+    """The run's summary, migrated to the current schema when an older version wrote it.
+
+    Raises:
+        UserError: when ``summary.json`` is missing or invalid (the message names the file and field).
+    """
     path = Path(run_dir) / SUMMARY_FILE
     if not path.is_file():
         raise UserError(f"{run_dir}: no {SUMMARY_FILE} (run `callbench score {run_dir}` to rebuild it)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return _load_summary(path)
+
+
+def _load_summary(path: Path) -> Summary:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a JSON object")
+    try:
+        return Summary.from_json_dict(raw)
+    except ValidationError as exc:
+        raise UserError(f"{path}: invalid summary: {_first_error(exc)}") from None
+    except ValueError as exc:
+        raise UserError(f"{path}: {exc}") from None
+
+
+# --- the whole folder -------------------------------------------------------------------------
+
+
+@dataclass
+class RunFolder:
+    """One run as readers see it: header, the latest record of each (case, trial), the summary."""
+
+    path: Path
+    header: RunHeader | None
+    """``None`` only for a folder read with ``allow_partial`` before the run wrote ``run.json``."""
+    records: list[CaseRecord]
+    summary: Summary | None = None
+    offset: int = 0
+    """Byte offset in ``records.jsonl`` just past the last complete line read."""
+    label: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = run_label(self.header, self.path)
+
+
+def run_label(header: RunHeader | None, path: Path) -> str:
+    """Short human label: the model and the run folder's name."""
+    model = header.model if header is not None else ""
+    return f"{model} ({path.name})" if model else path.name
+
+
+def read_run(run_dir: str | Path, *, allow_partial: bool = False) -> RunFolder:
+    """Load a run folder: header, latest records and (when present) the summary.
+
+    Args:
+        run_dir: A folder written by ``callbench run``.
+        allow_partial: Accept a run that has not written ``run.json`` or ``records.jsonl`` yet
+            (the live view starts before the run does).
+
+    Raises:
+        UserError: when the folder or its files are missing or malformed.
+    """
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise UserError(f"{path}: no such run directory")
+    header = None if allow_partial and not (path / RUN_FILE).exists() else read_header(path)
+    if not allow_partial and not (path / RECORDS_FILE).exists():
+        raise UserError(f"{path / RECORDS_FILE}: missing (the run wrote no records)")
+    tail = RecordTail(path / RECORDS_FILE)
+    records = latest_records(record for _end, record in tail.iter_new(final=not allow_partial))
+    summary = _load_summary(path / SUMMARY_FILE) if (path / SUMMARY_FILE).is_file() else None
+    return RunFolder(path=path, header=header, records=records, summary=summary, offset=tail.offset)
+
+
+def read_live_state(run_dir: Path) -> dict[str, Any] | None:
+    """``live.json`` (cases in flight), or ``None`` when absent or caught mid-replace."""
+    try:
+        value = json.loads((Path(run_dir) / LIVE_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None  # absent, or replaced while read on some filesystems: the next poll reads it
+    return value if isinstance(value, dict) else None

@@ -1,19 +1,29 @@
 """Aggregation: strict accuracy per scorer (tier), suite and category; partial scores apart; QC flags.
 
 Tiers and harness modes are never combined into one figure: each scorer is aggregated on its own
-and a set of records spanning several harness modes is refused.
+and a set of records spanning several harness modes is refused. The result is the typed
+:class:`~callbench.types.summary.Summary` written to ``summary.json``.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from callbench.errors import PoolingError
-from callbench.harness.usage import usage_summary
+from callbench.harness.usage import run_usage
 from callbench.stats import statistics_summary
-from callbench.types.records import SCHEMA_VERSION, CaseRecord, RunHeader
+from callbench.types.records import CaseRecord, RunHeader
+from callbench.types.summary import (
+    SUMMARY_SCHEMA_VERSION,
+    Figures,
+    QCFlag,
+    ScorerAggregate,
+    Statistics,
+    Summary,
+    TierFigures,
+)
 from callbench.types.verdict import TIERS
 
 
@@ -26,56 +36,69 @@ def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> 
     return next(iter(modes), None)
 
 
-def build_summary(header: RunHeader, records: list[CaseRecord], scorers: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ``summary.json`` content for one run."""
+def build_summary(header: RunHeader, records: list[CaseRecord], scorers: Mapping[str, Any] | None = None,
+                  requests: Mapping[str, int] | None = None) -> Summary:
+    """The ``summary.json`` content for one run.
+
+    Args:
+        header: The run's header.
+        records: The latest record of each (case, trial), full or slimmed.
+        scorers: Scorer name -> scorer, whose ``aggregate`` adds run-level figures.
+        requests: The model wrapper's counters, recorded when given and not empty.
+    """
     mode = ensure_single_mode(records) or header.harness_mode
     completed = [r for r in records if r.status == "completed"]
     errors = [r for r in records if r.status == "error"]
     scorer_names = sorted({name for r in completed for name in r.verdicts})
-    summary: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "run_id": header.run_id,
-        "model": header.model,
-        "harness_mode": mode,
-        "harness_assistance": header.harness_assistance,
-        "n_records": len(records),
-        "n_completed": len(completed),
-        "n_error": len(errors),
-        "errors_by_type": dict(Counter(r.error.type for r in errors if r.error)),
-        "tiers": {name: tier_figures(name, completed, len(errors)) for name in scorer_names},
-        "retrieval_recall": _mean(r.retrieval_recall for r in completed if r.retrieval_recall is not None),
-        "qc_flags": qc_flags(completed),
-    }
-    summary["scorer_aggregates"] = _scorer_aggregates(scorers or {}, completed)
-    summary["statistics"] = statistics_summary(records)  # CIs, trials (pass@k, flip rate) per tier and mode
-    summary["usage"] = usage_summary(records, header.options.get("price_table"))  # tokens, cost, latency p50/p95
+    summary = Summary(
+        schema_version=SUMMARY_SCHEMA_VERSION,
+        run_id=header.run_id,
+        model=header.model,
+        harness_mode=mode,
+        harness_assistance=header.harness_assistance,
+        n_records=len(records),
+        n_completed=len(completed),
+        n_error=len(errors),
+        errors_by_type=dict(Counter(r.error.type for r in errors if r.error)),
+        tiers={name: tier_figures(name, completed, len(errors)) for name in scorer_names},
+        retrieval_recall=_mean(r.retrieval_recall for r in completed if r.retrieval_recall is not None),
+        qc_flags=qc_flags(completed),
+        scorer_aggregates=_scorer_aggregates(scorers or {}, completed),
+        # CIs, trials (pass@k, flip rate) per tier and mode
+        statistics=Statistics.model_validate(statistics_summary(records)),
+        # tokens, cost, latency p50/p95
+        usage=run_usage(records, header.options.get("price_table")),
+    )
+    if requests:
+        summary.requests = dict(requests)
     return summary
 
 
-def tier_figures(name: str, completed: list[CaseRecord], n_error: int) -> dict[str, Any]:
+def tier_figures(name: str, completed: list[CaseRecord], n_error: int) -> TierFigures:
     """Strict accuracy (over completed cases) with its breakdowns, and the diagnostic partial mean."""
     verdicts = [r for r in completed if name in r.verdicts]
     scored = [r for r in verdicts if r.verdicts[name].applicable]
-    out = _figures(scored, name)
-    out["n_not_applicable"] = len(verdicts) - len(scored)
-    out["n_error_excluded"] = n_error
-    out["by_suite"] = {k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.suite).items())}
-    out["by_category"] = {k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.category).items())}
-    return out
+    return TierFigures(
+        **_figures(scored, name).model_dump(),
+        n_not_applicable=len(verdicts) - len(scored),
+        n_error_excluded=n_error,
+        by_suite={k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.suite).items())},
+        by_category={k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.category).items())},
+    )
 
 
-def _figures(records: list[CaseRecord], name: str) -> dict[str, Any]:
+def _figures(records: list[CaseRecord], name: str) -> Figures:
     passed = sum(r.verdicts[name].passed for r in records)
     partials = [r.verdicts[name].partial for r in records if r.verdicts[name].partial is not None]
-    return {
-        "n": len(records),
-        "passed": passed,
-        "accuracy": passed / len(records) if records else None,
-        "mean_partial_diagnostic": _mean(partials),
-    }
+    return Figures(
+        n=len(records),
+        passed=passed,
+        accuracy=passed / len(records) if records else None,
+        mean_partial_diagnostic=_mean(partials),
+    )
 
 
-def qc_flags(records: list[CaseRecord]) -> list[dict[str, str]]:
+def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
     """Anomalies worth a manual look (from the methods' quality control)."""
     flags = []
     for r in records:
@@ -84,27 +107,26 @@ def qc_flags(records: list[CaseRecord]) -> list[dict[str, str]]:
             if not verdict.applicable:
                 continue
             if verdict.partial == 0 and ok_exec:
-                flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
-                              "flag": "zero_partial_with_successful_execution"})
+                flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer=name,
+                                    flag="zero_partial_with_successful_execution"))
             if verdict.passed and not r.trace.calls and r.expected_tools and name in TIERS:
-                flags.append({"key": r.key, "trial": str(r.trial), "scorer": name,
-                              "flag": "pass_without_structured_call"})
+                flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer=name,
+                                    flag="pass_without_structured_call"))
         if r.retrieval_recall is not None and r.retrieval_recall < 1.0:
-            flags.append({"key": r.key, "trial": str(r.trial), "scorer": "",
-                          "flag": "expected_tools_not_offered"})
+            flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="expected_tools_not_offered"))
     return flags
 
 
-def _scorer_aggregates(scorers: dict[str, Any], completed: list[CaseRecord]) -> dict[str, Any]:
+def _scorer_aggregates(scorers: Mapping[str, Any], completed: list[CaseRecord]) -> dict[str, ScorerAggregate]:
     out = {}
     for name, scorer in scorers.items():
         figures = scorer.aggregate([r for r in completed if name in r.verdicts])
         if figures is not None:
-            out[name] = figures
+            out[name] = ScorerAggregate.model_validate(figures)
     return out
 
 
-def _group(records: list[CaseRecord], key: Any) -> dict[str, list[CaseRecord]]:
+def _group(records: list[CaseRecord], key: Callable[[CaseRecord], str]) -> dict[str, list[CaseRecord]]:
     groups: dict[str, list[CaseRecord]] = defaultdict(list)
     for r in records:
         groups[key(r)].append(r)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from callbench.errors import ConfigError
 from callbench.types.records import CaseRecord
+from callbench.types.summary import RunUsage, TokenCounts
 
 PRICES_ENV = "CALLBENCH_PRICES"
 
@@ -81,9 +82,10 @@ def case_usage(record: CaseRecord) -> dict[str, int]:
     return live
 
 
-def usage_summary(
-    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None, model: str | None = None
-) -> dict[str, Any]:
+def run_usage(
+    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None,
+    model: str | None = None,
+) -> RunUsage:
     """Tokens per run and per case, latency p50/p95 of live requests, estimated cost.
 
     Args:
@@ -107,20 +109,28 @@ def usage_summary(
         per_case.append(one["input"] + one["output"])
         latencies += [r.latency_ms for r in record.trace.rounds if not r.cached and r.latency_ms is not None]
         reported |= {r.model for r in record.trace.rounds if r.model}
-    out: dict[str, Any] = {
-        "tokens": totals,
-        "tokens_per_case_mean": (sum(per_case) / len(per_case)) if per_case else None,
-        "latency_ms_p50": percentile(latencies, 50),
-        "latency_ms_p95": percentile(latencies, 95),
-        "n_latency": len(latencies),
-        "cost_usd": None,
-    }
+    usage = RunUsage(
+        tokens=TokenCounts(**totals),
+        tokens_per_case_mean=(sum(per_case) / len(per_case)) if per_case else None,
+        latency_ms_p50=percentile(latencies, 50),
+        latency_ms_p95=percentile(latencies, 95),
+        n_latency=len(latencies),
+        cost_usd=None,
+    )
     name = model or (next(iter(reported)) if len(reported) == 1 else None)
-    key = price_key(name, prices or {})
-    if prices and key:
-        out["cost_usd"] = estimate_cost(totals, prices[key])
-        out["price_model"] = key
-    return out
+    entry = price_key(name, prices or {})
+    if prices and entry:
+        usage.cost_usd = estimate_cost(totals, prices[entry])
+        usage.price_model = entry  # set only when priced: summaries show the key only then
+    return usage
+
+
+def usage_summary(
+    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None,
+    model: str | None = None,
+) -> dict[str, Any]:
+    """:func:`run_usage` as the plain JSON object stored in ``summary.json`` → ``usage``."""
+    return run_usage(records, prices, model).model_dump(mode="json", exclude_unset=True)
 
 
 def price_key(name: str | None, prices: dict[str, Price]) -> str | None:

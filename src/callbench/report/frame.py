@@ -5,12 +5,13 @@ pandas is an optional extra (``pip install 'callbench[pandas]'``); it is importe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from callbench.errors import UserError
-from callbench.report.rundata import read_run
+from callbench.harness.runfolder import read_run
+from callbench.types.records import CaseRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,38 +25,37 @@ def _pandas() -> Any:
     return pandas
 
 
-def flatten_record(record: Mapping[str, Any], run: str = "") -> dict[str, Any]:
+def flatten_record(record: CaseRecord, run: str = "") -> dict[str, Any]:
     """One flat row: identity, outcome, trace counts, and ``<tier>.passed|partial|reasons`` per tier."""
-    trace = record.get("trace") or {}
-    error = record.get("error")
+    trace = record.trace
     row: dict[str, Any] = {
         "run": run,
-        "key": record.get("key"),
-        "suite": record.get("suite"),
-        "case_id": record.get("case_id"),
-        "category": record.get("category"),
-        "trial": record.get("trial"),
-        "status": record.get("status"),
-        "error_type": error.get("type") if isinstance(error, Mapping) else error,
-        "harness_mode": record.get("harness_mode"),
-        "template": record.get("template"),
-        "retrieval_recall": record.get("retrieval_recall"),
-        "duration_ms": record.get("duration_ms"),
-        "rounds": len(trace.get("rounds") or []),
-        "calls": len(trace.get("calls") or []),
-        "tools_called": " ".join(str(c.get("tool")) for c in trace.get("calls") or []),
-        "stop_reason": trace.get("stop_reason"),
-        "final_text": trace.get("final_text"),
+        "key": record.key,
+        "suite": record.suite,
+        "case_id": record.case_id,
+        "category": record.category,
+        "trial": record.trial,
+        "status": record.status,
+        "error_type": record.error.type if record.error is not None else None,
+        "harness_mode": record.harness_mode,
+        "template": record.template,
+        "retrieval_recall": record.retrieval_recall,
+        "duration_ms": record.duration_ms,
+        "rounds": len(trace.rounds),
+        "calls": len(trace.calls),
+        "tools_called": " ".join(c.tool for c in trace.calls),
+        "stop_reason": trace.stop_reason,
+        "final_text": trace.final_text,
     }
-    for tier, verdict in (record.get("verdicts") or {}).items():
-        row[f"{tier}.passed"] = bool(verdict.get("passed"))
-        row[f"{tier}.partial"] = verdict.get("partial")
-        row[f"{tier}.reasons"] = " ".join(str(r.get("code")) for r in verdict.get("reasons") or [])
+    for tier, verdict in record.verdicts.items():
+        row[f"{tier}.passed"] = verdict.passed
+        row[f"{tier}.partial"] = verdict.partial
+        row[f"{tier}.reasons"] = " ".join(verdict.codes)
     return row
 
 
-def records_frame(records: Iterable[Mapping[str, Any]], run: str = "") -> pd.DataFrame:
-    """DataFrame of already-loaded record dicts (one row per record)."""
+def records_frame(records: Iterable[CaseRecord], run: str = "") -> pd.DataFrame:
+    """DataFrame of already-loaded records (one row per record)."""
     return _pandas().DataFrame([flatten_record(r, run) for r in records])
 
 

@@ -16,30 +16,40 @@ from typing import Any
 import jinja2
 
 from callbench.errors import PoolingError, UserError
-from callbench.report.rundata import RunData, attach_expected, read_run
-from callbench.stats import compare_runs, statistics_summary, strata
+from callbench.harness.runfolder import RunFolder, read_run
+from callbench.stats import compare_runs, record_view, statistics_summary, strata
+from callbench.types.records import CaseRecord
+from callbench.types.summary import Statistics
 
 MAX_TEXT = 4000
 """Long tool results and texts are cut in the report (the run directory keeps them whole)."""
 
 # JSON inside <script> must not contain "</script>" or "<!--"; escaping <, > and & as \u
 # sequences keeps the JSON identical after parsing and makes breaking out impossible.
-_SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
+                   0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def script_json(value: Any) -> str:
     """Serialise ``value`` for embedding inside a ``<script>`` element."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).translate(_SCRIPT_ESCAPES)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.translate(_SCRIPT_ESCAPES)
 
 
-def slim_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Copy of a record with very long strings and results shortened for the page."""
-    return _shorten(record)
+def record_payload(record: CaseRecord) -> dict[str, Any]:
+    """The page's JSON for one record: the fields the record was written with (a record of an older
+    schema keeps its shape, so the page's fallbacks still apply), very long strings shortened.
+
+    The one place records become page data, for the static report and the live view alike.
+    """
+    return _shorten(record.model_dump(mode="json", exclude_unset=True, fallback=str))
 
 
 def _shorten(value: Any) -> Any:
     if isinstance(value, str):
-        return value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + f"… [{len(value) - MAX_TEXT} more chars]"
+        if len(value) <= MAX_TEXT:
+            return value
+        return value[:MAX_TEXT] + f"… [{len(value) - MAX_TEXT} more chars]"
     if isinstance(value, dict):
         return {k: _shorten(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -47,31 +57,39 @@ def _shorten(value: Any) -> Any:
     return value
 
 
-def run_statistics(run: RunData) -> dict[str, Any]:
-    """The run's statistics: those in ``summary.json`` when present, else computed."""
-    stored = (run.summary or {}).get("statistics")
-    if isinstance(stored, dict) and "strata" in stored:
-        return stored
-    return statistics_summary(run.records)
+def run_statistics(run: RunFolder) -> Statistics:
+    """The run's statistics: those in ``summary.json`` when present, else computed from the records."""
+    if run.summary is not None and run.summary.statistics is not None:
+        return run.summary.statistics
+    return compute_statistics(run.records)
 
 
-def leaderboard(runs: Sequence[RunData], stats: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def compute_statistics(records: list[CaseRecord]) -> Statistics:
+    """Statistics of records (the latest of each (case, trial)), as in ``summary.json``."""
+    return Statistics.model_validate(statistics_summary(records))
+
+
+def statistics_payload(statistics: Statistics) -> dict[str, Any]:
+    """The page's JSON for a run's statistics (the keys they were computed or stored with)."""
+    return statistics.model_dump(mode="json", exclude_unset=True)
+
+
+def leaderboard(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[dict[str, Any]]:
     """Rows ranked by strict accuracy within each (tier, harness mode); never across them."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for run, st in zip(runs, stats, strict=True):
-        for s in st["strata"]:
-            acc = s["accuracy"]
+        for s in st.strata:
             rows.append(
                 {
                     "label": run.label,
-                    "tier": s["tier"],
-                    "harness_mode": s["harness_mode"],
-                    "accuracy": acc["estimate"],
-                    "low": acc["low"],
-                    "high": acc["high"],
-                    "n": s["n"],
-                    "errors": s["errors"],
-                    "partial": s.get("partial_mean_diagnostic"),
+                    "tier": s.tier,
+                    "harness_mode": s.harness_mode,
+                    "accuracy": s.accuracy.estimate,
+                    "low": s.accuracy.low,
+                    "high": s.accuracy.high,
+                    "n": s.n,
+                    "errors": s.errors,
+                    "partial": s.partial_mean_diagnostic,
                 }
             )
     rows.sort(key=lambda r: (r["tier"], r["harness_mode"], -r["accuracy"]))
@@ -83,18 +101,21 @@ def leaderboard(runs: Sequence[RunData], stats: Sequence[dict[str, Any]]) -> lis
     return rows
 
 
-def comparisons(runs: Sequence[RunData], notes: list[str] | None = None) -> list[dict[str, Any]]:
+def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> list[dict[str, Any]]:
     """Paired comparisons for every pair of runs, per tier and harness mode they share.
 
     Pairs with no (tier, harness mode) in common are not compared; a line saying so is appended
     to ``notes`` when given.
     """
     out = []
+    views = [[record_view(r) for r in run.records] for run in runs]
     for i, a in enumerate(runs):
-        for b in runs[i + 1 :]:
-            groups_a, groups_b = strata(a.records), strata(b.records)
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            groups_a, groups_b = strata(views[i]), strata(views[j])
             if notes is not None and groups_a and groups_b and not set(groups_a) & set(groups_b):
-                notes.append(f"{a.label} and {b.label} share no tier and harness mode; not compared (never pooled)")
+                notes.append(f"{a.label} and {b.label} share no tier and harness mode; "
+                             "not compared (never pooled)")
             for key in sorted(set(groups_a) & set(groups_b)):
                 try:
                     cmp = compare_runs(groups_a[key], groups_b[key], key[0])
@@ -105,7 +126,7 @@ def comparisons(runs: Sequence[RunData], notes: list[str] | None = None) -> list
     return out
 
 
-def build_payload(runs: Sequence[RunData], *, live: bool = False) -> dict[str, Any]:
+def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str, Any]:
     """Everything the page script needs, as plain JSON-able data."""
     stats = [run_statistics(r) for r in runs]
     notes: list[str] = []
@@ -117,9 +138,9 @@ def build_payload(runs: Sequence[RunData], *, live: bool = False) -> dict[str, A
             {
                 "id": f"run{i}",
                 "label": run.label,
-                "header": _shorten(run.header),
-                "statistics": st,
-                "records": [slim_record(r) for r in run.records],
+                "header": _shorten(header_payload(run)),
+                "statistics": statistics_payload(st),
+                "records": [record_payload(r) for r in run.records],
                 "offset": run.offset,
             }
             for i, (run, st) in enumerate(zip(runs, stats, strict=True))
@@ -130,8 +151,14 @@ def build_payload(runs: Sequence[RunData], *, live: bool = False) -> dict[str, A
     }
 
 
+def header_payload(run: RunFolder) -> dict[str, Any]:
+    """The run header's JSON (the keys ``run.json`` holds; empty before the run wrote it)."""
+    return {} if run.header is None else run.header.model_dump(mode="json", exclude_unset=True, fallback=str)
+
+
 def _asset(name: str) -> str:
-    return resources.files("callbench.report").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
+    templates = resources.files("callbench.report").joinpath("templates")
+    return templates.joinpath(name).read_text(encoding="utf-8")
 
 
 def render_html(payload: dict[str, Any], title: str = "callbench report") -> str:
@@ -165,10 +192,44 @@ def write_report(run_dirs: Sequence[str | Path], output: str | Path, title: str 
     return out
 
 
-def _dedupe_labels(runs: Sequence[RunData]) -> None:
+def _dedupe_labels(runs: Sequence[RunFolder]) -> None:
     seen: dict[str, int] = {}
     for run in runs:
         count = seen.get(run.label, 0)
         seen[run.label] = count + 1
         if count:
             run.label = f"{run.label} #{count + 1}"
+
+
+def attach_expected(run: RunFolder) -> list[str]:
+    """Give each record its case's expected steps (tool + arguments), read from the run's suites.
+
+    Records written before records carried their expected steps only name the expected tools; the
+    report's argument diff needs the arguments too. A suite is used only when it still loads with
+    the hash recorded in ``run.json``, so the expectations shown are the ones the run was scored
+    against.
+
+    Returns:
+        Notes on suites that could not be used (shown nowhere else; the report still works).
+    """
+    if run.header is None or all(r.expected or not r.expected_tools for r in run.records):
+        return []  # records written since records carry their expected steps need no suite
+    from callbench.suites.resolve import load_suite
+
+    steps: dict[str, list[dict[str, Any]]] = {}
+    notes = []
+    for info in run.header.suites:
+        try:
+            suite = load_suite(info.spec or info.name, data=info.data)
+        except Exception as exc:  # noqa: BLE001 (any loader failure only costs the argument diff)
+            notes.append(f"{info.spec}: not loaded ({exc})")
+            continue
+        if info.hash and suite.hash != info.hash:
+            notes.append(f"{info.spec}: changed since the run (hash differs); expected arguments not shown")
+            continue
+        for case in suite.cases:
+            steps[f"{suite.name}:{case.id}"] = [s.model_dump(mode="json") for s in case.expected]
+    for record in run.records:
+        if not record.expected and record.key in steps:
+            record.expected = [dict(step) for step in steps[record.key]]
+    return notes

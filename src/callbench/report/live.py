@@ -18,14 +18,32 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from callbench.errors import UserError
-from callbench.report.html import build_payload, render_html, slim_record
-from callbench.report.progress import _dump
-from callbench.report.rundata import LIVE_FILE, RECORDS_FILE, RecordTail, RunData, latest, read_json, read_run
-from callbench.stats import statistics_summary
+from callbench.harness.runfolder import (
+    LIVE_FILE,
+    RECORDS_FILE,
+    RUN_FILE,
+    RecordTail,
+    RunFolder,
+    latest_records,
+    read_header,
+    read_live_state,
+)
+from callbench.report.html import (
+    build_payload,
+    compute_statistics,
+    record_payload,
+    render_html,
+    statistics_payload,
+)
+from callbench.types.records import CaseRecord, RunHeader
+
+if TYPE_CHECKING:
+    from callbench.types.case import Case
+    from callbench.types.trace import RoundInfo, TraceCall
 
 WRITE_INTERVAL_S = 0.25
 
@@ -40,7 +58,7 @@ class LiveStateWriter:
         self._current: dict[str, dict[str, Any]] = {}
         self._last_write = 0.0
 
-    def on_run_start(self, header: Any, total: int) -> None:
+    def on_run_start(self, header: RunHeader, total: int) -> None:
         run_id = getattr(header, "run_id", None)
         if self.path is None and self.runs_root is not None and run_id:
             # The engine names the folder after the run id when no --out is given.
@@ -48,26 +66,25 @@ class LiveStateWriter:
         self.state.update(total=total, done=0, finished=False, run_id=run_id)
         self._write(force=True)
 
-    def on_case_start(self, case: Any, trial: int, offered: list[str]) -> None:
+    def on_case_start(self, case: Case, trial: int, offered: list[str]) -> None:
         key = f"{getattr(case, 'suite', '')}:{getattr(case, 'id', '')}"
-        self._current[f"{key}#{trial}"] = {"key": key, "trial": trial, "offered": list(offered), "rounds": [], "started_at": time.time()}
+        self._current[f"{key}#{trial}"] = {"key": key, "trial": trial, "offered": list(offered), "rounds": [],
+                                           "started_at": time.time()}
         self._write()
 
-    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
+    def on_round(self, case: Case, round_info: RoundInfo, calls: list[TraceCall]) -> None:
         key = f"{getattr(case, 'suite', '')}:{getattr(case, 'id', '')}"
         # on_round carries no trial number: attach to the latest started trial of the case.
         entries = [e for e in self._current.values() if e["key"] == key]
         if not entries:
             return
-        info = _dump(round_info)
-        badges = [{"tool": c.get("tool"), "ok": c.get("execution") in ("ok", "skipped", "not_executed") and bool(c.get("schema_valid"))}
-                  for c in map(_dump, calls)]
-        entries[-1]["rounds"].append({"index": info.get("index"), "calls": badges})
+        badges = [{"tool": c.tool, "ok": c.execution in ("ok", "skipped", "not_executed") and c.schema_valid}
+                  for c in calls]
+        entries[-1]["rounds"].append({"index": round_info.index, "calls": badges})
         self._write()
 
-    def on_case_end(self, record: Any) -> None:
-        rec = _dump(record)
-        self._current.pop(f"{rec.get('key')}#{rec.get('trial')}", None)
+    def on_case_end(self, record: CaseRecord) -> None:
+        self._current.pop(f"{record.key}#{record.trial}", None)
         self.state["done"] += 1
         self._write()
 
@@ -90,39 +107,41 @@ class LiveStateWriter:
 
 
 class RunFollower:
-    """Server-side view of a growing run: all records so far, with the byte offset of each."""
+    """Server-side view of a growing run: its typed records so far, with the byte offset of each."""
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
         self.tail = RecordTail(run_dir / RECORDS_FILE)
-        self.records: list[dict[str, Any]] = []
+        self.records: list[CaseRecord] = []
         self.ends: list[int] = []
         self._stats: tuple[int, dict[str, Any]] | None = None
         self.lock = threading.Lock()
 
     def refresh(self) -> None:
         with self.lock:
-            for end, rec in self.tail.read_new_with_offsets():
+            for end, record in self.tail.read_new_with_offsets():
                 self.ends.append(end)
-                self.records.append(rec)
+                self.records.append(record)
 
     def since(self, offset: int) -> list[dict[str, Any]]:
-        """Records whose line ends after byte ``offset`` (the client has the ones before)."""
+        """Page data of the records whose line ends after byte ``offset`` (the client has the ones before)."""
         with self.lock:
             start = bisect.bisect_right(self.ends, offset)
-            return [slim_record(r) for r in self.records[start:]]
+            return [record_payload(r) for r in self.records[start:]]
 
     def statistics(self) -> dict[str, Any]:
         with self.lock:
             if self._stats is None or self._stats[0] != len(self.records):
-                self._stats = (len(self.records), statistics_summary(latest(self.records)))
+                stats = compute_statistics(latest_records(self.records))
+                self._stats = (len(self.records), statistics_payload(stats))
             return self._stats[1]
 
     def live_state(self) -> dict[str, Any] | None:
-        try:
-            return read_json(self.run_dir / LIVE_FILE, required=False)
-        except UserError:
-            return None  # caught mid-replace on some filesystems; the next poll reads it
+        return read_live_state(self.run_dir)
+
+    def header(self) -> RunHeader | None:
+        """The run's header, or ``None`` before the run has written it."""
+        return read_header(self.run_dir) if (self.run_dir / RUN_FILE).exists() else None
 
 
 def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
@@ -142,8 +161,8 @@ def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:
             url = urlsplit(self.path)
             if url.path in ("/", "/index.html"):
                 follower.refresh()
-                run = read_run(follower.run_dir, allow_partial=True)
-                page = RunData(path=run.path, header=run.header, records=[], summary=None, offset=0)
+                # The page starts empty and asks /api/update for every record from offset 0.
+                page = RunFolder(path=follower.run_dir, header=follower.header(), records=[])
                 payload = build_payload([page], live=True)
                 self._send(HTTPStatus.OK, "text/html; charset=utf-8", render_html(payload, title).encode())
             elif url.path == "/api/update":
@@ -183,7 +202,8 @@ class LiveServer:
             raise UserError(f"{path}: no such run directory")
         self.follower = RunFollower(path)
         try:
-            self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self.follower, title or f"callbench · {path.name}"))
+            handler = _handler(self.follower, title or f"callbench · {path.name}")
+            self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         except OSError as exc:
             raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (try --port 0)") from None
         self.httpd.daemon_threads = True
@@ -191,7 +211,8 @@ class LiveServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/"
+        name = host.decode() if isinstance(host, bytes) else host
+        return f"http://{name}:{port}/"
 
     def serve_forever(self) -> None:
         self.httpd.serve_forever(poll_interval=0.2)

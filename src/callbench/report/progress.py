@@ -6,19 +6,22 @@ them with :func:`make_observers`. Model output is printed as plain text (never a
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from callbench.errors import ConfigError
+
+if TYPE_CHECKING:
+    from callbench.types.records import CaseRecord, RunHeader
+    from callbench.types.trace import RoundInfo, TraceCall
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 
@@ -43,12 +46,6 @@ class ProgressConfig:
     stream: IO[str] | None = None
 
 
-def _dump(obj: Any) -> dict[str, Any]:
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
-    return dict(obj) if isinstance(obj, Mapping) else dict(vars(obj))
-
-
 @dataclass
 class RunTally:
     """Running figures of a run: cases done, strict passes per tier, errors, request rate."""
@@ -61,16 +58,16 @@ class RunTally:
     scored: dict[str, int] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 
-    def add_record(self, record: Mapping[str, Any]) -> None:
+    def add_record(self, record: CaseRecord) -> None:
         self.done += 1
-        if record.get("status") == "error":
+        if record.status == "error":
             self.errors += 1
             return
-        for tier, verdict in (record.get("verdicts") or {}).items():
-            if verdict.get("applicable") is False:
+        for tier, verdict in record.verdicts.items():
+            if not verdict.applicable:
                 continue
             self.scored[tier] = self.scored.get(tier, 0) + 1
-            self.passes[tier] = self.passes.get(tier, 0) + bool(verdict.get("passed"))
+            self.passes[tier] = self.passes.get(tier, 0) + verdict.passed
 
     def pass_rates(self) -> str:
         """``tier 71.4%`` per tier seen so far (strict pass flag, completed cases only)."""
@@ -145,21 +142,22 @@ class RichProgress:
         )
         self.task: Any = None
 
-    def on_run_start(self, header: Any, total: int) -> None:
+    def on_run_start(self, header: RunHeader, total: int) -> None:
         self.tally = RunTally(total=total)
         self.progress.start()
         self.progress.status = self._status()
         self.task = self.progress.add_task("run", total=total, eta="?")
 
-    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
+    def on_round(self, case: Any, round_info: RoundInfo, calls: list[TraceCall]) -> None:
         self.tally.requests += 1
 
-    def on_case_end(self, record: Any) -> None:
-        self.tally.add_record(_dump(record))
+    def on_case_end(self, record: CaseRecord) -> None:
+        self.tally.add_record(record)
         self.progress.status = self._status()
         if self.task is not None:
             eta = self.tally.eta_s()
-            self.progress.update(self.task, completed=self.tally.done, eta="?" if eta is None else _duration(eta))
+            eta_text = "?" if eta is None else _duration(eta)
+            self.progress.update(self.task, completed=self.tally.done, eta=eta_text)
 
     def on_run_end(self, summary: dict[str, Any]) -> None:
         self.progress.status = self._status()
@@ -168,7 +166,8 @@ class RichProgress:
 
     def _status(self) -> Text:
         return Text(
-            f"pass {self.tally.pass_rates()} | errors {self.tally.errors} | {self.tally.requests_per_s():.2f} req/s"
+            f"pass {self.tally.pass_rates()} | errors {self.tally.errors} | "
+            f"{self.tally.requests_per_s():.2f} req/s"
         )
 
 
@@ -182,31 +181,27 @@ class PlainProgress:
     def _print(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
 
-    def on_run_start(self, header: Any, total: int) -> None:
+    def on_run_start(self, header: RunHeader, total: int) -> None:
         self.tally = RunTally(total=total)
-        run_id = getattr(header, "run_id", None) or (header.get("run_id") if isinstance(header, Mapping) else "")
-        self._print(f"run {run_id}: {total} case runs")
+        self._print(f"run {header.run_id}: {total} case runs")
 
-    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
+    def on_round(self, case: Any, round_info: RoundInfo, calls: list[TraceCall]) -> None:
         self.tally.requests += 1
 
-    def on_case_end(self, record: Any) -> None:
-        rec = _dump(record)
-        self.tally.add_record(rec)
-        self._print(f"{case_outcome(rec)} {self.tally.line()}")
+    def on_case_end(self, record: CaseRecord) -> None:
+        self.tally.add_record(record)
+        self._print(f"{case_outcome(record)} {self.tally.line()}")
 
     def on_run_end(self, summary: dict[str, Any]) -> None:
         self._print(f"done {self.tally.line()}")
 
 
-def case_outcome(rec: Mapping[str, Any]) -> str:
+def case_outcome(record: CaseRecord) -> str:
     """``key#trial PASS|FAIL per tier`` (or ``ERROR type``) for one record."""
-    head = f"{rec.get('key')}#{rec.get('trial', 1)}"
-    if rec.get("status") == "error":
-        err = rec.get("error") or {}
-        kind = err.get("type", "error") if isinstance(err, Mapping) else str(err)
-        return f"{head} ERROR {kind}"
-    flags = " ".join(f"{_short(t)}={'PASS' if v.get('passed') else 'FAIL'}" for t, v in (rec.get("verdicts") or {}).items())
+    head = f"{record.key}#{record.trial}"
+    if record.status == "error":
+        return f"{head} ERROR {record.error.type if record.error is not None else 'error'}"
+    flags = " ".join(f"{_short(t)}={'PASS' if v.passed else 'FAIL'}" for t, v in record.verdicts.items())
     return f"{head} {flags}"
 
 
@@ -251,8 +246,3 @@ def _coerce(config: Any) -> ProgressConfig:
         stream=get("stream", None),
     )
 
-
-def json_line(value: Any, limit: int = 400) -> str:
-    """Compact JSON of ``value`` cut to ``limit`` characters (for watch output)."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[:limit] + f"… (+{len(text) - limit} chars)"

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from callbench.errors import ConfigError
-from callbench.report.html import comparisons, run_statistics
-from callbench.report.rundata import RunData, read_run
+from callbench.harness.runfolder import RunFolder, read_run
+from callbench.report.html import comparisons, header_payload, run_statistics, statistics_payload
+from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 ShowFormat = Literal["md", "csv", "json"]
 
@@ -22,39 +23,42 @@ COLUMNS = ["run", "model", "tier", "harness_mode", "group", "n", "passed", "accu
            "ci_method", "errors", "partial_diagnostic", "trials", "pass_at_k", "pass_hat_k", "flip_rate"]
 
 
-def stratum_rows(run: RunData, *, categories: bool = True) -> list[dict[str, Any]]:
+def stratum_rows(run: RunFolder, *, categories: bool = True) -> list[dict[str, Any]]:
     """One row per stratum (``group`` = ``all``), then per category when asked."""
-    stats = run_statistics(run)
-    model = run.header.get("model") or ""
+    model = run.header.model if run.header is not None else ""
     rows = []
-    for s in stats["strata"]:
-        base = {"run": run.path.name, "model": model, "tier": s["tier"], "harness_mode": s["harness_mode"]}
-        trials = s.get("trials") or {}
-        k = trials.get("trials", 1)
-        rows.append(base | _figures(s, "all") | {
-            "errors": s["errors"],
-            "partial_diagnostic": _round(s.get("partial_mean_diagnostic")),
-            "trials": k,
-            "pass_at_k": _round(trials.get("pass_at_k", {}).get(str(k))) if k > 1 else None,
-            "pass_hat_k": _round(trials.get("pass_hat_k", {}).get(str(k))) if k > 1 else None,
-            "flip_rate": _round(trials.get("flip_rate")) if k > 1 else None,
-        })
+    for s in run_statistics(run).strata:
+        base = {"run": run.path.name, "model": model, "tier": s.tier, "harness_mode": s.harness_mode}
+        rows.append(base | _figures(s, "all") | _stratum_extras(s))
         if categories:
-            for name, c in (s.get("by_category") or {}).items():
+            for name, c in s.by_category.items():
                 rows.append(base | _figures(c, f"category:{name}"))
     return rows
 
 
-def _figures(group: dict[str, Any], label: str) -> dict[str, Any]:
-    acc = group["accuracy"]
+def _stratum_extras(s: Stratum) -> dict[str, Any]:
+    k = s.trials.trials
+    repeated = k > 1
+    return {
+        "errors": s.errors,
+        "partial_diagnostic": _round(s.partial_mean_diagnostic),
+        "trials": k,
+        "pass_at_k": _round(s.trials.pass_at_k.get(str(k))) if repeated else None,
+        "pass_hat_k": _round(s.trials.pass_hat_k.get(str(k))) if repeated else None,
+        "flip_rate": _round(s.trials.flip_rate) if repeated else None,
+    }
+
+
+def _figures(group: Stratum | GroupStatistics, label: str) -> dict[str, Any]:
+    acc = group.accuracy
     return {
         "group": label,
-        "n": group["n"],
-        "passed": group["passed"],
-        "accuracy": _round(acc["estimate"]),
-        "ci_low": _round(acc["low"]),
-        "ci_high": _round(acc["high"]),
-        "ci_method": acc["method"],
+        "n": group.n,
+        "passed": group.passed,
+        "accuracy": _round(acc.estimate),
+        "ci_low": _round(acc.low),
+        "ci_high": _round(acc.high),
+        "ci_method": acc.method,
     }
 
 
@@ -99,25 +103,63 @@ SHOW_COLUMNS = [("tier", "Tier"), ("harness_mode", "Harness mode"), ("group", "G
                 ("passed", "Passed"), ("accuracy", "Strict accuracy"), ("ci", "95% CI"), ("errors", "Errors"),
                 ("partial_diagnostic", "Partial (diagnostic)"), ("trials", "Trials"), ("pass_at_k", "pass@k"),
                 ("pass_hat_k", "pass^k"), ("flip_rate", "Flip rate")]
-BOARD_COLUMNS = [("rank", "#"), ("model", "Model"), ("run", "Run"), ("tier", "Tier"), ("harness_mode", "Harness mode"),
+BOARD_COLUMNS = [("rank", "#"), ("model", "Model"), ("run", "Run"), ("tier", "Tier"),
+                 ("harness_mode", "Harness mode"),
                  ("n", "n"), ("accuracy", "Strict accuracy"), ("ci", "95% CI"), ("errors", "Errors"),
                  ("partial_diagnostic", "Partial (diagnostic)")]
+
+
+def table_markdown(table: Table) -> str:
+    """A scorer's display table as Markdown: its title in bold, the table, then its notes.
+
+    A table with no columns (a schema-1 text table) is shown as preformatted text.
+    """
+    parts = [f"**{_md_text(table.title)}**\n"] if table.title else []
+    if table.columns:
+        head = "| " + " | ".join(_md_text(c) for c in table.columns) + " |"
+        rule = "|" + "|".join("---:" if table.alignment(i) == "right" else "---"
+                              for i in range(len(table.columns))) + "|"
+        body = ["| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in table.rows]
+        parts.append("\n".join([head, rule, *body]) + "\n")
+        parts.extend(f"{_md_text(note)}\n" for note in table.notes)  # one paragraph each
+    elif table.notes:
+        parts.append("```text\n" + "\n".join(table.notes) + "\n```\n")
+    return "\n".join(parts)
+
+
+def _md_text(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def aggregates_markdown(summary: Summary | None) -> str:
+    """Each scorer aggregate's tables under a heading naming the scorer ('' when there are none)."""
+    if summary is None:
+        return ""
+    out = []
+    for name, aggregate in summary.scorer_aggregates.items():
+        if aggregate.tables:
+            out.append(f"#### {name}\n\n" + "\n".join(table_markdown(t) for t in aggregate.tables))
+    return "\n".join(out)
 
 
 def render_show(run_dir: str | Path, fmt: str) -> str:
     """The run's figures as ``md``, ``csv`` or ``json`` text (for ``callbench show --format``)."""
     run = read_run(run_dir)
     if fmt == "json":
-        return json.dumps({"run": run.path.name, "header": run.header, "statistics": run_statistics(run)}, indent=2, default=str)
+        payload = {"run": run.path.name, "header": header_payload(run),
+                   "statistics": statistics_payload(run_statistics(run))}
+        return json.dumps(payload, indent=2, default=str)
     rows = stratum_rows(run)
     if fmt == "csv":
         return to_csv(rows)
     if fmt == "md":
-        return f"### {run.label}\n\n" + to_markdown(rows, SHOW_COLUMNS)
+        text = f"### {run.label}\n\n" + to_markdown(rows, SHOW_COLUMNS)
+        tables = aggregates_markdown(run.summary)
+        return f"{text}\n{tables}" if tables else text
     raise ConfigError(f"--format: unknown format {fmt!r} (choose md, csv or json)")
 
 
-def leaderboard_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+def leaderboard_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     """Overall rows of every run, ranked by strict accuracy within each (tier, harness mode)."""
     rows = [r for run in runs for r in stratum_rows(run, categories=False)]
     rows.sort(key=lambda r: (r["tier"], r["harness_mode"], -(r["accuracy"] or 0.0)))
@@ -129,21 +171,25 @@ def leaderboard_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
     return rows
 
 
-PAIR_COLUMNS = [("a", "A"), ("b", "B"), ("tier", "Tier"), ("harness_mode", "Harness mode"), ("n", "Shared cases"),
+PAIR_COLUMNS = [("a", "A"), ("b", "B"), ("tier", "Tier"), ("harness_mode", "Harness mode"),
+                ("n", "Shared cases"),
                 ("diff", "A − B (pts)"), ("diff_ci", "95% CI (pts)"), ("mcnemar_p", "McNemar p"),
                 ("discordant", "only A / only B")]
 
 
-def pair_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     """Paired comparisons as flat rows (differences in percentage points)."""
     out = []
     for c in comparisons(runs):
         d = c["difference"]
-        out.append({"a": c["a"], "b": c["b"], "tier": c["tier"], "harness_mode": c["harness_mode"], "n": c["n"],
+        out.append({"a": c["a"], "b": c["b"], "tier": c["tier"], "harness_mode": c["harness_mode"],
+                    "n": c["n"],
                     "diff": round(100 * d["estimate"], 2), "diff_low": round(100 * d["low"], 2),
-                    "diff_high": round(100 * d["high"], 2), "diff_ci": f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
+                    "diff_high": round(100 * d["high"], 2),
+                    "diff_ci": f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
                     "mcnemar_p": float(f"{c['mcnemar_p']:.4g}"), "only_a": c["only_a"], "only_b": c["only_b"],
-                    "discordant": f"{c['only_a']} / {c['only_b']}", "disagreeing": " ".join(c["disagreeing"])})
+                    "discordant": f"{c['only_a']} / {c['only_b']}",
+                    "disagreeing": " ".join(c["disagreeing"])})
     return out
 
 
@@ -157,7 +203,8 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
     if fmt == "csv":
         text = to_csv(board, ["rank", *COLUMNS])
         if pair:
-            cols = ["a", "b", "tier", "harness_mode", "n", "diff", "diff_low", "diff_high", "mcnemar_p", "only_a", "only_b", "disagreeing"]
+            cols = ["a", "b", "tier", "harness_mode", "n", "diff", "diff_low", "diff_high", "mcnemar_p",
+                    "only_a", "only_b", "disagreeing"]
             text += "\n" + to_csv(pair, cols)
         return text
     if fmt == "md":

@@ -7,13 +7,21 @@ appends, so brackets in model output are never read as console markup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
-from callbench.report.progress import _dump, json_line
+if TYPE_CHECKING:
+    from callbench.types.records import CaseRecord, RunHeader
+    from callbench.types.trace import RoundInfo, TraceCall
+
+
+def json_line(value: Any, limit: int = 400) -> str:
+    """Compact JSON of ``value`` cut to ``limit`` characters (for watch output)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit] + f"… (+{len(text) - limit} chars)"
 
 
 def _case_key(case: Any) -> str:
@@ -34,81 +42,82 @@ class WatchObserver:
     def __init__(self, console: Console) -> None:
         self.console = console
 
-    def on_run_start(self, header: Any, total: int) -> None:
-        model = getattr(header, "model", None) or (header.get("model") if isinstance(header, Mapping) else "")
-        mode = getattr(header, "harness_mode", None) or ""
-        self.console.print(Text(f"watching {total} case run(s) · model {model} · harness mode {mode}", style="bold"))
+    def on_run_start(self, header: RunHeader, total: int) -> None:
+        model, mode = header.model, header.harness_mode
+        text = f"watching {total} case run(s) · model {model} · harness mode {mode}"
+        self.console.print(Text(text, style="bold"))
 
     def on_case_start(self, case: Any, trial: int, offered: list[str]) -> None:
         self.console.rule(Text(f"{_case_key(case)}  trial {trial}"))
         instruction = getattr(case, "instruction", None) or _last_user_message(case)
         if instruction:
-            self.console.print(Text("instruction: ", style="bold").append(Text(str(instruction), style="default")))
+            text = Text(str(instruction), style="default")
+            self.console.print(Text("instruction: ", style="bold").append(text))
         tools = Text("offered tools: ", style="bold")
         tools.append(", ".join(offered) if offered else "(none)", style="cyan")
         self.console.print(tools)
 
-    def on_round(self, case: Any, round_info: Any, calls: list[Any]) -> None:
-        info = _dump(round_info)
-        head = Text(f"round {info.get('index')}", style="bold")
-        if info.get("latency_ms") is not None:
-            head.append(f"  {info['latency_ms']:.0f} ms", style="dim")
-        if info.get("cached"):
+    def on_round(self, case: Any, round_info: RoundInfo, calls: list[TraceCall]) -> None:
+        head = Text(f"round {round_info.index}", style="bold")
+        if round_info.latency_ms is not None:
+            head.append(f"  {round_info.latency_ms:.0f} ms", style="dim")
+        if round_info.cached:
             head.append("  (cached)", style="dim")
         self.console.print(head)
-        if info.get("text"):
-            self.console.print(Text("  text: ").append(Text(str(info["text"])[:2000], style="italic")))
+        if round_info.text:
+            self.console.print(Text("  text: ").append(Text(round_info.text[:2000], style="italic")))
         if not calls:
             self.console.print(Text("  no tool call", style="yellow"))
         for call in calls:
-            self._print_call(_dump(call))
-        if info.get("nudge"):
-            self.console.print(Text("  harness nudge: ", style="dim").append(str(info["nudge"])))
+            self._print_call(call)
+        if round_info.nudge:
+            self.console.print(Text("  harness nudge: ", style="dim").append(round_info.nudge))
 
-    def _print_call(self, call: dict[str, Any]) -> None:
+    def _print_call(self, call: TraceCall) -> None:
         line = Text("  → ")
-        line.append(str(call.get("tool")), style="bold cyan")
-        if call.get("parse_error"):
-            line.append(f"  arguments unparsable ({call['parse_error']}): ", style="red")
-            line.append(str(call.get("arguments_raw", ""))[:400])
+        line.append(call.tool, style="bold cyan")
+        if call.parse_error:
+            line.append(f"  arguments unparsable ({call.parse_error}): ", style="red")
+            line.append(call.arguments_raw[:400])
         else:
-            line.append(" " + json_line(call.get("arguments")))
+            line.append(" " + json_line(call.arguments))
         self.console.print(line)
         schema = Text("    schema: ")
-        if call.get("known_tool") is False:
+        if not call.known_tool:
             schema.append("unknown tool", style="red")
-        elif call.get("schema_valid"):
+        elif call.schema_valid:
             schema.append("valid", style="green")
         else:
-            schema.append("invalid " + "; ".join(map(str, call.get("schema_errors") or []))[:600], style="red")
+            schema.append("invalid " + "; ".join(call.schema_errors)[:600], style="red")
         self.console.print(schema)
-        status = str(call.get("execution"))
+        status = call.execution
         style = {"ok": "green", "error": "red", "rejected": "red"}.get(status, "yellow")
         result = Text("    execution: ").append(status, style=style)
-        if call.get("error"):
-            result.append("  " + str(call["error"])[:600], style="red")
+        if call.error:
+            result.append("  " + call.error[:600], style="red")
         elif status == "ok":
-            result.append("  result " + json_line(call.get("result")))
+            result.append("  result " + json_line(call.result))
         self.console.print(result)
 
-    def on_case_end(self, record: Any) -> None:
-        rec = _dump(record)
-        if rec.get("status") == "error":
-            err = rec.get("error") or {}
-            self.console.print(Text(f"ERROR {err.get('type', '')}: {err.get('message', '')}", style="bold red"))
+    def on_case_end(self, record: CaseRecord) -> None:
+        if record.status == "error":
+            err = record.error
+            text = f"ERROR {err.type}: {err.message}" if err is not None else "ERROR"
+            self.console.print(Text(text, style="bold red"))
             return
-        trace = rec.get("trace") or {}
-        if trace.get("final_text"):
-            self.console.print(Text("final text: ", style="bold").append(str(trace["final_text"])[:2000]))
-        for tier, verdict in (rec.get("verdicts") or {}).items():
-            ok = verdict.get("passed")
-            line = Text(f"{tier}: ", style="bold").append("PASS" if ok else "FAIL", style="bold green" if ok else "bold red")
-            if verdict.get("partial") is not None:
-                line.append(f"  partial {verdict['partial']:.2f} (diagnostic)", style="dim")
+        trace = record.trace
+        if trace.final_text:
+            self.console.print(Text("final text: ", style="bold").append(trace.final_text[:2000]))
+        for tier, verdict in record.verdicts.items():
+            ok = verdict.passed
+            line = Text(f"{tier}: ", style="bold")
+            line.append("PASS" if ok else "FAIL", style="bold green" if ok else "bold red")
+            if verdict.partial is not None:
+                line.append(f"  partial {verdict.partial:.2f} (diagnostic)", style="dim")
             self.console.print(line)
-            for reason in verdict.get("reasons") or []:
-                self.console.print(Text(f"    {reason.get('code')}: ", style="red").append(str(reason.get("message", ""))))
-        self.console.print(Text(f"{rec.get('duration_ms', 0):.0f} ms, stop: {trace.get('stop_reason', '?')}", style="dim"))
+            for reason in verdict.reasons:
+                self.console.print(Text(f"    {reason.code}: ", style="red").append(reason.message))
+        self.console.print(Text(f"{record.duration_ms:.0f} ms, stop: {trace.stop_reason}", style="dim"))
 
     def on_run_end(self, summary: dict[str, Any]) -> None:
         self.console.rule(Text("run finished"))

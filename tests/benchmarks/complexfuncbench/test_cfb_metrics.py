@@ -1,7 +1,7 @@
 import pytest
 from cfb_helpers import gold_turns, trace_of, wire_turns
 
-from callbench.benchmarks.complexfuncbench.metrics import aggregate_records, markdown_table, ratio_interval
+from callbench.benchmarks.complexfuncbench.metrics import aggregate_records, ratio_interval, result_tables
 from callbench.benchmarks.complexfuncbench.scorer import ComplexEvalScorer
 from callbench.benchmarks.complexfuncbench.suite import load_suite
 
@@ -111,14 +111,21 @@ def test_ratio_interval_resamples_clusters():
     assert 0.0 <= ci["low"] <= 0.5 <= ci["high"] <= 1.0
 
 
-def test_markdown_table_has_one_column_per_domain():
-    from callbench.benchmarks.complexfuncbench.metrics import markdown_table
+def test_result_table_has_one_column_per_domain():
+    [table] = result_tables(aggregate_records(_records("improved", {})))
+    assert table.columns == ["mode", "Attraction", "Car-Rental", "Cross", "Flights", "Hotels", "Overall",
+                             "Call precision", "Compl.", "Corr."]
+    [row] = table.rows
+    assert row[:2] == ["improved", "100.00 / 100.00"] and row[-3:] == ["100.00", "-", "-"]
+    assert table.notes == []
+    assert result_tables({"n": 0})[0].notes == ["(no ComplexEval records)"]
 
-    table = markdown_table(aggregate_records(_records("improved", {})))
-    head, _rule, row = table.splitlines()
-    assert head.startswith("| mode | Attraction | Car-Rental | Cross | Flights | Hotels | Overall")
-    assert row.startswith("| improved | 100.00 / 100.00 |") and row.endswith("| 100.00 | - | - |")
-    assert markdown_table({"n": 0}) == "(no ComplexEval records)"
+
+def test_result_tables_one_per_mode_titled_by_mode():
+    mixed = aggregate_records(_records("improved", {}) + _records("faithful", {}))
+    tables = result_tables(mixed)
+    assert [t.title for t in tables] == ["faithful", "improved"]
+    assert [t.rows[0][0] for t in tables] == ["faithful", "improved"]
 
 
 def _fake_rows(domain_counts: dict[str, int], faithful: bool = True) -> list[dict]:
@@ -138,8 +145,9 @@ def test_faithful_rates_on_partial_data_show_the_loaded_rate_and_warn():
     assert summary["success_rate_loaded"] == 1.0
     assert summary["by_domain"]["Hotels"]["success_rate_loaded"] == 1.0
     assert len(summary["warnings"]) == 1 and "only 10 sample(s) were loaded" in summary["warnings"][0]
-    table = markdown_table(summary)
-    assert "success over the 10 loaded samples: 100.00" in table and "warning: faithful success rates" in table
+    [table] = result_tables(summary)
+    assert table.notes[0] == "success over the 10 loaded samples: 100.00"
+    assert table.notes[1].startswith("warning: faithful success rates")
     # The whole data set: published and loaded counts agree, nothing to warn about.
     full = aggregate_records(_fake_rows({"Hotels": 150, "Flights": 150, "Car-Rental": 150, "Attraction": 150,
                                          "Cross": 400}))
@@ -152,4 +160,6 @@ def test_the_scorer_aggregate_carries_the_table_the_cli_prints():
     suite = load_suite("complexfuncbench:fixture:faithful")
     records = _records("faithful", {})
     aggregate = ComplexEvalScorer(suite).aggregate(records)
-    assert aggregate["table"].startswith("| mode |") and "warning:" in aggregate["table"]
+    [table] = aggregate["tables"]
+    assert table.columns[0] == "mode" and table.rows[0][0] == "faithful"
+    assert any(note.startswith("warning:") for note in table.notes)

@@ -16,6 +16,7 @@ import numpy as np
 from callbench.benchmarks.complexfuncbench.data import PUBLISHED_DOMAIN_SIZES
 from callbench.benchmarks.complexfuncbench.match import ERROR_KINDS
 from callbench.stats import DEFAULT_SEED, bootstrap_interval
+from callbench.types.summary import Align, Table
 
 RESAMPLES = 1000
 
@@ -197,23 +198,26 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}"
 
 
-def markdown_table(summary: dict[str, Any]) -> str:
-    """The paper's Table 2 layout for one aggregate: success % / call accuracy % per domain and
-    overall, then call precision and the 0-2 response scores."""
+def result_tables(summary: dict[str, Any]) -> list[Table]:
+    """The paper's Table 2 layout for one aggregate (one table per mode when modes differ): success %
+    / call accuracy % per domain and overall, then call precision and the 0-2 response scores."""
     if "by_mode" in summary:
-        return "\n\n".join(f"**{mode}**\n\n{markdown_table(s)}" for mode, s in summary["by_mode"].items())
+        return [table.model_copy(update={"title": mode})
+                for mode, s in summary["by_mode"].items() for table in result_tables(s)]
     if not summary.get("n"):
-        return "(no ComplexEval records)"
+        return [Table(notes=["(no ComplexEval records)"])]
     domains = list(summary["by_domain"])
-    head = "| " + " | ".join(["mode", *domains, "Overall", "Call precision", "Compl.", "Corr."]) + " |"
     cells = [f"{_pct(d['success_rate'])} / {_pct(d['call_accuracy'])}" for d in summary["by_domain"].values()]
     response = summary["response"]
     scores = [f"{response[k]['mean']:.2f}" if k in response and response[k]["mean"] is not None else "-"
               for k in ("completeness", "correctness")]
     row = [summary["mode"], *cells, f"{_pct(summary['success_rate'])} / {_pct(summary['call_accuracy'])}",
            _pct(summary["call_precision"]), *scores]
-    lines = [head, "|" + "---|" * len(row), "| " + " | ".join(row) + " |"]
+    notes = []
     if summary.get("success_rate_loaded") is not None and summary.get("warnings"):
-        lines.append(f"\nsuccess over the {summary['n']} loaded samples: {_pct(summary['success_rate_loaded'])}")
-    lines.extend(f"warning: {w}" for w in summary.get("warnings", []))
-    return "\n".join(lines)
+        loaded = _pct(summary["success_rate_loaded"])
+        notes.append(f"success over the {summary['n']} loaded samples: {loaded}")
+    notes.extend(f"warning: {w}" for w in summary.get("warnings", []))
+    columns = ["mode", *domains, "Overall", "Call precision", "Compl.", "Corr."]
+    figures: list[Align] = ["right"] * (len(columns) - 1)
+    return [Table(columns=columns, rows=[row], align=["left", *figures], notes=notes)]

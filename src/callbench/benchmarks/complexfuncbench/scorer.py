@@ -19,7 +19,7 @@ from callbench.benchmarks.complexfuncbench.definitions import CfbSettings, PredC
 from callbench.benchmarks.complexfuncbench.embedders import Embedder, make_embedder
 from callbench.benchmarks.complexfuncbench.engine import Episode
 from callbench.benchmarks.complexfuncbench.judge import Judge, LiveJudge, judge_lookup, shared_judge
-from callbench.benchmarks.complexfuncbench.metrics import aggregate_records, markdown_table
+from callbench.benchmarks.complexfuncbench.metrics import aggregate_records, result_tables
 from callbench.benchmarks.complexfuncbench.names import NameMap
 from callbench.benchmarks.complexfuncbench.outcome import EpisodeOutcome, finish
 from callbench.benchmarks.complexfuncbench.suite import case_sample, case_settings
@@ -161,7 +161,7 @@ class ComplexEvalScorer(Scorer):
                   "judge": self.judge.label if self.judge else "skipped: not configured"}
         summary = aggregate_records(records, scorer=self.name, labels=labels)
         if summary.get("n") or "by_mode" in summary:
-            summary["table"] = markdown_table(summary)  # printed by the CLI under the run summary
+            summary["tables"] = result_tables(summary)  # shown by the CLI and reports under the run summary
         return summary
 
 

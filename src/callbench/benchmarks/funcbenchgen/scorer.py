@@ -23,6 +23,7 @@ from callbench.benchmarks.funcbenchgen.executor import new_runtime, task_of
 from callbench.benchmarks.funcbenchgen.runtime import FAILURE_CLASSES, DagRuntime
 from callbench.scoring.base import Scorer
 from callbench.stats import Interval, accuracy_interval, paired_comparison
+from callbench.types.summary import Align, Table
 from callbench.types.verdict import Reason, Verdict
 
 if TYPE_CHECKING:
@@ -220,7 +221,7 @@ def aggregate(records: Iterable[Any]) -> dict[str, Any]:
         groups[(out.setting, out.arm)].append(out)
     rows = [_row(setting, arm, outs) for (setting, arm), outs in sorted(groups.items())]
     summary: dict[str, Any] = {"rows": rows, "restatement": _restatement(groups), "errors": dict(errors)}
-    summary["table"] = format_table(summary)  # ready-to-print text for summaries
+    summary["tables"] = [dag_table(summary)]  # shown by the CLI and reports under the run summary
     return summary
 
 
@@ -279,32 +280,34 @@ def _restatement(groups: dict[tuple[str, str], list[Outcome]]) -> dict[str, Any]
             "note": "accuracy_a = with restatement, accuracy_b = without; difference = a - b"}
 
 
-def format_table(summary: Mapping[str, Any]) -> str:
-    """A plain-text table of :func:`aggregate` output.
+DAG_COLUMNS = ["setting", "arm", "n", "success", "95% CI", "strict", "lenient", "eff", "calls"]
+
+
+def dag_table(summary: Mapping[str, Any]) -> Table:
+    """The per-(setting, arm) table of :func:`aggregate` output, with the rule and effect notes.
 
     ``success`` (with its interval) follows each suite's rule; ``strict`` and ``lenient`` are both
     rules applied to the same answers, so a reader sees how much the official lenient match adds.
     """
-    width = max([len("setting"), *(len(row["setting"]) for row in summary["rows"])])
-    header = (f"{'setting':<{width}} {'arm':<7} {'n':>4} {'success':>7} {'95% CI':>12} {'strict':>6} "
-              f"{'lenient':>7} {'eff':>4} {'calls':>5}")
-    lines = [header]
+    rows = []
     for row in summary["rows"]:
         eff = f"{row['efficiency']:.2f}" if row["efficiency"] is not None else "-"
-        ci = f"[{row['ci_low']:.2f},{row['ci_high']:.2f}]"
-        strict, lenient = (_pct(row.get(k)) for k in ("strict_rate", "lenient_rate"))
-        lines.append(f"{row['setting']:<{width}} {row['arm']:<7} {row['n']:>4} {row['success_rate']:>7.2f} "
-                     f"{ci:>12} {strict:>6} {lenient:>7} {eff:>4} {row['mean_calls']:>5.1f}")
+        rows.append([row["setting"], row["arm"], str(row["n"]), f"{row['success_rate']:.2f}",
+                     f"[{row['ci_low']:.2f},{row['ci_high']:.2f}]", _pct(row.get("strict_rate")),
+                     _pct(row.get("lenient_rate")), eff, f"{row['mean_calls']:.1f}"])
+    notes = []
     rules = sorted({row["rule"] for row in summary["rows"]})
     if rules:
-        lines.append(f"success follows the {'/'.join(rules)} rule; strict = explicit answer, target computed;")
-        lines.append("lenient = official rule: any number equals the value, >= n_core calls")
+        notes.append(f"success follows the {'/'.join(rules)} rule; strict = explicit answer, target "
+                     "computed; lenient = official rule: any number equals the value, >= n_core calls")
     effect: Mapping[str, Any] | None = summary.get("restatement")
     if effect:
         d = effect["difference"]
-        lines.append(f"restatement effect over {effect['n_pairs']} paired tasks: {d['estimate']:+.3f} "
+        notes.append(f"restatement effect over {effect['n_pairs']} paired tasks: {d['estimate']:+.3f} "
                      f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={effect['mcnemar_p']:.3g})")
-    return "\n".join(lines)
+    right: list[Align] = ["right"] * (len(DAG_COLUMNS) - 2)
+    align: list[Align] = ["left", "left", *right]  # setting and arm, then figures
+    return Table(columns=DAG_COLUMNS, rows=rows, align=align, notes=notes)
 
 
 def _pct(rate: float | None) -> str:
