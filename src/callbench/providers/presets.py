@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from callbench.errors import ConfigError
-
-if TYPE_CHECKING:
-    from callbench.providers.openai_compat import OpenAIProvider
-
 
 @dataclass(frozen=True)
 class Quirks:
@@ -105,25 +101,3 @@ def get_preset(name: str) -> Preset:
 def with_quirks(preset: Preset, **changes: object) -> Preset:
     """Return ``preset`` with some quirks changed (model-string options use this)."""
     return replace(preset, quirks=replace(preset.quirks, **changes))  # type: ignore[arg-type]
-
-
-def _factory(name: str):
-    def make_provider(spec: str) -> OpenAIProvider:
-        from callbench.providers.openai_compat import provider_from_spec
-
-        return provider_from_spec(spec, get_preset(name))
-
-    make_provider.__doc__ = f"Build an OpenAI-compatible provider for the {name!r} preset from a model spec."
-    return make_provider
-
-
-vllm = _factory("vllm")
-sglang = _factory("sglang")
-ollama = _factory("ollama")
-llamacpp = _factory("llamacpp")
-deepseek = _factory("deepseek")
-openrouter = _factory("openrouter")
-azure = _factory("azure")
-together = _factory("together")
-groq = _factory("groq")
-fireworks = _factory("fireworks")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from callbench.benchmarks.bfcl.backend import World, parse_call
 from callbench.benchmarks.bfcl.options import BfclOptions, Check
+from callbench.benchmarks.bfcl.verdicts import to_verdict
 
 if TYPE_CHECKING:
     from callbench.types.case import Case
@@ -133,7 +134,6 @@ def decode_result_turns(result: Any) -> list[list[list[Call]]] | None:
 
 def score_multi_turn(case: Case, trace: Trace, options: BfclOptions) -> Verdict:
     """The ``bfcl`` verdict of a multi-turn case."""
-    from callbench.benchmarks.bfcl.scorer import to_verdict
 
     config, meta = case.executor_config, case.metadata["bfcl"]
     outcome = check_multi_turn(config["involved_classes"], config["initial_config"], config["long_context"],

@@ -31,7 +31,7 @@ from callbench.benchmarks.bfcl.data import LIVE, MULTI_TURN, NON_LIVE, VERSION_P
 from callbench.benchmarks.bfcl.models import bfcl_eval_version
 from callbench.benchmarks.bfcl.options import Check
 from callbench.benchmarks.bfcl.results import EntryVerdict, FileScore
-from callbench.benchmarks.bfcl.scorer import to_verdict
+from callbench.benchmarks.bfcl.verdicts import to_verdict
 from callbench.harness.runfolder import RECORDS_FILE, write_header, write_summary
 from callbench.harness.summary import build_summary
 from callbench.types.records import CaseRecord, ErrorInfo, RunHeader

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from callbench.benchmarks.bfcl.aggregate import aggregate_rows, differences
 from callbench.benchmarks.bfcl.entry import judge_entry
-from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions, Check
+from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions
+from callbench.benchmarks.bfcl.verdicts import to_verdict
 from callbench.scoring.base import Scorer
 from callbench.types.verdict import Reason, Verdict
 
@@ -84,22 +85,6 @@ class BfclScorer(Scorer):
         if self.options.improved:
             out["faithful_vs_improved"] = differences(pairs)
         return out
-
-
-def to_verdict(scorer: str, check: Check, details: dict[str, Any], partial: float | None = None) -> Verdict:
-    """A callbench verdict from a BFCL check."""
-    reasons = [] if check.valid else [Reason(code=check.error_type, message=_first_message(check))]
-    rationale = "pass" if check.valid else f"fail: {check.error_type}"
-    return Verdict(scorer=scorer, passed=check.valid, reasons=reasons, rationale=rationale,
-                   partial=partial,
-                   details={"bfcl": details})
-
-
-def _first_message(check: Check) -> str:
-    if not check.errors:
-        return check.error_type
-    first = check.errors[0]
-    return first if isinstance(first, str) else json.dumps(first, default=str)[:500]
 
 
 def restore_dotted_names(name: str, docs: list[dict[str, Any]]) -> str:
