@@ -51,7 +51,7 @@ def test_score_files_and_records_for_every_entry(tmp_path, bfcl_folder):
     assert header.model == MODEL and header.options["bfcl"]["name_convention"]["underscore_to_dot"] is True
     assert header.options["bfcl"]["bfcl_eval_version"] == "2026.3.23"
     summary = read_summary(run)
-    assert summary["tiers"]["bfcl"]["passed"] == 3 and summary["n_error"] == 1
+    assert summary.tiers["bfcl"].passed == 3 and summary.n_error == 1
     assert main(["show", str(run)]) == 0
     # Re-scoring these records from their traces would lose BFCL's name convention: refused in one line.
     assert main(["score", str(run)]) == 2
