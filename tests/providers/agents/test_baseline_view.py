@@ -33,3 +33,18 @@ def test_stripping_hidden_fields_changes_no_baseline_call() -> None:
         offered = select_tools(case.prompt_text(), suite.candidate_tools(case), 24)
         blind = [t.model_copy(update={"keywords": [], "category": "general", "metadata": {}}) for t in offered]
         assert _first_call(offered, case.prompt_text()) == _first_call(blind, case.prompt_text()), case.id
+
+
+def test_file_types_come_from_the_suite_vocabulary_not_the_core() -> None:
+    from callbench.providers.agents.baseline import fill_arguments, file_pattern
+    from callbench.types.case import Case
+
+    tool = ToolContract(name="load_file", description="Load a file.",
+                        parameters=obj({"filePath": {"type": "string"}}, ["filePath"]))
+    generic = fill_arguments(tool, "load data/genome.gbk", "load data/genome.gbk", [])
+    assert generic == {}  # .gbk is no generic file type
+    case = Case(id="c", instruction="x", metadata={"vocabulary": {"file_types": ["gbk"]}})
+    agent = BaselineAgent().for_case(case)
+    assert isinstance(agent, BaselineAgent) and "gbk" in agent.file_types
+    found = fill_arguments(tool, "load data/genome.gbk", "load data/genome.gbk", [], file_pattern(agent.file_types))
+    assert found == {"filePath": "genome.gbk"}

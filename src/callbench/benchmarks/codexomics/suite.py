@@ -55,6 +55,10 @@ class ImportResult:
         return sum(1 for p in self.problems if p.severity == severity)
 
 
+VOCABULARY = {"file_types": ["fasta", "fa", "gb", "gbk", "gff", "bed", "vcf", "bam", "wig"]}
+"""The domain's file types, declared for the built-in agents (the baseline extracts file names with them)."""
+
+
 def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Path, *,
                       options: CaseOptions | None = None) -> ImportResult:
     """Convert CodeXomics suites and contracts; problems are collected, never raised.
@@ -90,6 +94,8 @@ def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Pat
             alias_case(case, result.contracts, result.problems)
     _validate_contracts(result)
     _validate_cases(result)
+    for case in result.cases:
+        case.setdefault("metadata", {})["vocabulary"] = VOCABULARY
     return result
 
 

@@ -66,9 +66,14 @@ def read_suite_cases(name: str) -> list[Case]:
     return [case.model_copy(deep=True) for case in _cached_cases(name)]
 
 
+VOCABULARY = {"file_types": ["fasta", "fa", "gb", "gbk", "gff", "bed", "vcf", "bam", "wig"]}
+"""The pack's file types, declared for the built-in agents (the baseline extracts file names with them)."""
+
+
 def _suite(name: str, cases: list[Case], description: str) -> Suite:
     registry = load_registry()
     for case in cases:
+        case.metadata["vocabulary"] = VOCABULARY
         for step in case.expected:
             unknown = [t for t in step.tools if t not in registry]
             if unknown:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from callbench.errors import ConfigError
 from callbench.providers.base import Provider
+from callbench.types.case import Case
 from callbench.tools.retrieve import MODEL_VIEW_FIELDS, index_for, split_clauses
 from callbench.types.contract import ToolContract
 from callbench.types.dsl import parse_tool_content
@@ -24,7 +26,8 @@ QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<![A-Za-z])\'([^\']+)\'(?![A-Z
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
-FILENAME = re.compile(r"\b[\w.-]+\.(?:txt|csv|json|fasta|fa|gb|gbk|gff|bed|vcf|bam|wig|md|png|svg|pdf|tsv)\b", re.I)
+GENERIC_FILE_TYPES = ("txt", "csv", "tsv", "json", "md", "png", "svg", "pdf")
+"""File extensions the baseline knows in any domain; a suite adds its own (``vocabulary.file_types``)."""
 NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w])")
 PROPER = re.compile(r"\b([A-Z][a-zA-Z0-9]+(?:\s+[A-Z][a-zA-Z0-9]+)*)\b")
 TRUE_WORDS = ("show", "enable", "turn on", "display", "visible", " on ")
@@ -32,9 +35,19 @@ FALSE_WORDS = ("hide", "disable", "turn off", "hidden", " off ")
 
 
 class BaselineAgent(Provider):
+    """The baseline; :meth:`for_case` adds the suite's declared vocabulary (its domain's file types)."""
+
     name = "baseline"
     model = "baseline"
     needs_network = False
+
+    def __init__(self, file_types: tuple[str, ...] = GENERIC_FILE_TYPES) -> None:
+        self.file_types = file_types
+
+    def for_case(self, case: Case) -> Provider:
+        vocabulary = case.metadata.get("vocabulary") or {}
+        extra = tuple(t for t in vocabulary.get("file_types", ()) if t not in GENERIC_FILE_TYPES)
+        return BaselineAgent(GENERIC_FILE_TYPES + extra) if extra else self
 
     async def generate(self, messages: list[Message], tools: list[ToolContract],
                        settings: GenerationSettings) -> ModelTurn:
@@ -47,7 +60,7 @@ class BaselineAgent(Provider):
         tool = _best_tool(clauses[made], request, tools)
         if tool is None:
             return ModelTurn(text="I could not find a suitable tool for this request.", model="baseline")
-        args = fill_arguments(tool, clauses[made], request, results)
+        args = fill_arguments(tool, clauses[made], request, results, file_pattern(self.file_types))
         call = ToolCall(id=f"call_{made + 1}", name=tool.name, arguments_raw=json.dumps(args), arguments=args)
         return ModelTurn(tool_calls=[call], model="baseline", finish_reason="tool_calls")
 
@@ -69,12 +82,21 @@ def _answer(results: list[Any]) -> str:
     return "Done. Result: " + (text if len(text) <= 400 else text[:397] + "...")
 
 
-def fill_arguments(tool: ToolContract, clause: str, request: str, results: list[Any]) -> dict[str, Any]:
+@lru_cache(maxsize=32)
+def file_pattern(file_types: tuple[str, ...] = GENERIC_FILE_TYPES) -> re.Pattern[str]:
+    """File names with one of ``file_types`` as extension."""
+    alternatives = "|".join(re.escape(t) for t in sorted(file_types, key=len, reverse=True))
+    return re.compile(rf"\b[\w.-]+\.(?:{alternatives})\b", re.I)
+
+
+def fill_arguments(tool: ToolContract, clause: str, request: str, results: list[Any],
+                   files: re.Pattern[str] | None = None) -> dict[str, Any]:
     """Argument values found in the clause (then the whole request, then earlier results)."""
     props: dict[str, Any] = tool.parameters.get("properties", {})
     required = list(tool.parameters.get("required", []))
     order = required + [k for k in props if k not in required]
-    pools = _Evidence(clause), _Evidence(request)
+    files = files or file_pattern()
+    pools = _Evidence(clause, files), _Evidence(request, files)
     out: dict[str, Any] = {}
     for key in order:
         value = None
@@ -94,14 +116,14 @@ def fill_arguments(tool: ToolContract, clause: str, request: str, results: list[
 class _Evidence:
     """Values mentioned in a piece of text, consumed as they are used."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, files: re.Pattern[str]) -> None:
         self.text = text
         self.lower = f" {text.lower()} "
         self.quoted = [next(g for g in m if g) for m in QUOTED.findall(text)]
         self.dates = DATE.findall(text)
         self.times = TIME.findall(text)
         self.emails = EMAIL.findall(text)
-        self.files = FILENAME.findall(text)
+        self.files = files.findall(text)
         stripped = DATE.sub(" ", TIME.sub(" ", EMAIL.sub(" ", QUOTED.sub(" ", text))))
         self.numbers = [float(n.replace(",", "")) for n in NUMBER.findall(stripped)]
         self.proper = [p for p in PROPER.findall(QUOTED.sub(" ", text)) if not self._sentence_start(p)]
