@@ -1,7 +1,9 @@
-"""Report scale benchmark: statistics, HTML generation and browser open/filter at 1k and 10k cases.
+"""Report scale benchmark: typed read, statistics, HTML and browser open/filter at 1k and 10k cases.
 
 Run: python bench/report_scale.py [--sizes 1000,10000] [--repeat 3] [--no-browser]
-Prints medians (seconds) per size; the browser part needs Debian chromium and playwright.
+Prints medians (seconds) per size: ``read`` is the typed run-folder reader (``read_run``), ``stats``
+the statistics of the records, ``html`` the whole ``write_report``; the browser part needs Debian
+chromium and playwright.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import time
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "helpers"))
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS / "helpers"), str(TESTS / "report")]  # synth records; the browser helper
 
-from synth import make_records, write_run
+from synth import make_records, write_run  # noqa: E402 (found through the path above)
 
-from callbench.report.html import write_report
-from callbench.stats import statistics_summary
+from callbench.harness.runfolder import read_run  # noqa: E402
+from callbench.report.html import compute_statistics, write_report  # noqa: E402
 
 
 def timed(fn, repeat: int) -> float:
@@ -63,18 +66,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-browser", action="store_true")
     args = parser.parse_args()
-    print(f"{'cases':>7} {'stats s':>8} {'html s':>7} {'MB':>6} {'open s':>7} {'filter s':>8} {'search s':>8} {'expand s':>8}")
+    print(f"{'cases':>7} {'read s':>7} {'stats s':>8} {'html s':>7} {'MB':>6} {'open s':>7} {'filter s':>8} "
+          f"{'search s':>8} {'expand s':>8}")
     for n in (int(x) for x in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             records = make_records(n, seed=1)
             run = write_run(Path(tmp) / "run", records)
             out = Path(tmp) / "report.html"
-            t_stats = timed(partial(statistics_summary, records), args.repeat)
+            t_read = timed(partial(read_run, run), args.repeat)
+            typed = read_run(run).records
+            t_stats = timed(partial(compute_statistics, typed), args.repeat)
             t_html = timed(partial(write_report, [run], out), args.repeat)
             size = out.stat().st_size / 1e6
             b = {} if args.no_browser else browser_figures(out, args.repeat)
-            cells = " ".join(f"{b[k]:>8.3f}" if k in b else f"{'-':>8}" for k in ("open", "filter", "search", "expand"))
-            print(f"{n:>7} {t_stats:>8.3f} {t_html:>7.3f} {size:>6.1f} {cells}")
+            cells = " ".join(f"{b[k]:>8.3f}" if k in b else f"{'-':>8}"
+                             for k in ("open", "filter", "search", "expand"))
+            print(f"{n:>7} {t_read:>7.3f} {t_stats:>8.3f} {t_html:>7.3f} {size:>6.1f} {cells}")
 
 
 if __name__ == "__main__":

@@ -96,3 +96,21 @@ def test_live_state_is_none_when_absent_or_torn(tmp_path: Path) -> None:
     assert read_live_state(tmp_path) is None
     (tmp_path / LIVE_FILE).write_text('{"done": 1}')
     assert read_live_state(tmp_path) == {"done": 1}
+
+
+def test_bulk_load_pauses_the_collector_and_restores_its_state() -> None:
+    import gc
+
+    from callbench.harness.runfolder import bulk_load
+
+    assert gc.isenabled()
+    with bulk_load():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with bulk_load():
+            pass
+        assert not gc.isenabled()  # a caller that paused it keeps it paused
+    finally:
+        gc.enable()

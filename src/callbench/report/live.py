@@ -28,6 +28,7 @@ from callbench.harness.runfolder import (
     RUN_FILE,
     RecordTail,
     RunFolder,
+    bulk_load,
     latest_records,
     read_header,
     read_live_state,
@@ -118,7 +119,7 @@ class RunFollower:
         self.lock = threading.Lock()
 
     def refresh(self) -> None:
-        with self.lock:
+        with self.lock, bulk_load():
             for end, record in self.tail.read_new_with_offsets():
                 self.ends.append(end)
                 self.records.append(record)
