@@ -81,8 +81,8 @@ def _field(key: str, schema: dict[str, Any], rng: random.Random, arguments: dict
 
 def _fits(schema: dict[str, Any], value: Any) -> bool:
     kind = schema.get("type")
-    checks = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list,
-              "object": dict}
+    checks: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float),
+                                                  "boolean": bool, "array": list, "object": dict}
     return kind is None or (isinstance(kind, str) and isinstance(value, checks.get(kind, object)))
 
 
@@ -94,9 +94,9 @@ def _scalar(kind: str, schema: dict[str, Any], rng: random.Random, label: str) -
         high = int(schema.get("maximum", low + 1000))
         return rng.randint(low, max(low, high))
     if kind == "number":
-        low = float(schema.get("minimum", 0.0))
-        high = float(schema.get("maximum", low + 100.0))
-        return round(rng.uniform(low, high), 3)
+        least = float(schema.get("minimum", 0.0))
+        most = float(schema.get("maximum", least + 100.0))
+        return round(rng.uniform(least, most), 3)
     if kind == "boolean":
         return bool(rng.getrandbits(1))
     return None

@@ -6,6 +6,8 @@ two models on one vLLM server, or a model and its judge on one vendor, respect o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import asyncio
 import time
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ class RateBucket:
     settled after the response); later requests then wait for the debt to be repaid.
     """
 
-    def __init__(self, per_minute: float, clock: callable = time.monotonic) -> None:  # type: ignore[valid-type]
+    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.capacity = float(per_minute)
         self.rate = per_minute / 60.0
         self.level = float(per_minute)

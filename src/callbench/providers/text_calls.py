@@ -100,7 +100,7 @@ def _call_from_obj(value: Any, call_id: str) -> ToolCall | None:
     name = next((value[k] for k in _NAME_KEYS if isinstance(value.get(k), str)), None)
     if not name:
         return None
-    raw = next((value[k] for k in _ARG_KEYS if k in value), {})
+    raw: Any = next((value[k] for k in _ARG_KEYS if k in value), {})
     arguments, error = parse_arguments(raw)
     raw_text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
     return ToolCall(id=call_id, name=name, arguments_raw=raw_text, arguments=arguments, parse_error=error)

@@ -23,7 +23,7 @@ def memo(tool: ToolContract, kind: str, make: Callable[[ToolContract], T]) -> T:
     key = (id(tool), kind)
     hit = _memo.get(key)
     if hit is not None and hit[0] is tool:
-        return hit[1]  # type: ignore[no-any-return]
+        return hit[1]
     if len(_memo) >= _MAX_ENTRIES:
         _memo.clear()
     value = make(tool)

@@ -107,10 +107,12 @@ def _read_yaml_cases(path: Path) -> list[Case]:
         if "cases" not in data:
             raise SuiteError(f"{path}: a case file must be a list of cases or a mapping with 'cases'")
         items = data["cases"]
-        item_nodes = next(v for k, v in node.value if k.value == "cases")
+        item_nodes = next(v for k, v in node.value if k.value == "cases") if node is not None else None
     if not isinstance(items, list):
         raise SuiteError(f"{path}: 'cases' must be a list")
-    return [_case_from(item, f"{path}:{n.start_mark.line + 1}") for item, n in zip(items, item_nodes.value)]
+    if item_nodes is None:
+        raise SuiteError(f"{path}: empty case file")
+    return [_case_from(item, f"{path}:{n.start_mark.line + 1}") for item, n in zip(items, item_nodes.value, strict=False)]
 
 
 def _case_from(data: Any, where: str) -> Case:

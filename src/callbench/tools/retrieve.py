@@ -86,14 +86,14 @@ class RetrievalIndex:
     def build(cls, tools: Sequence[ToolContract], fields: Sequence[str] = RETRIEVAL_FIELDS) -> RetrievalIndex:
         fields_per_tool = [{f: terms for f, terms in _fields(t).items() if f in fields} for t in tools]
         df: dict[str, int] = defaultdict(int)
-        for fields in fields_per_tool:
-            for term in set().union(*fields.values()) if fields else ():
+        for tool_fields in fields_per_tool:
+            for term in set().union(*tool_fields.values()) if tool_fields else ():
                 df[term] += 1
         n = len(tools)
         postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for index, fields in enumerate(fields_per_tool):
+        for index, tool_fields in enumerate(fields_per_tool):
             weights: dict[str, float] = defaultdict(float)
-            for field, terms in fields.items():
+            for field, terms in tool_fields.items():
                 for term in terms:
                     weights[term] += FIELD_WEIGHTS[field]
             for term, weight in weights.items():

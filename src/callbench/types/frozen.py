@@ -17,7 +17,7 @@ def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
     raise TypeError(f"{type(self).__name__} is immutable: state snapshots cannot be changed")
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict):
     """A ``dict`` that refuses mutation; equal to a plain dict with the same items."""
 
     __slots__ = ()
@@ -34,7 +34,7 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return self
 
 
-class FrozenList(list):  # type: ignore[type-arg]
+class FrozenList(list):
     """A ``list`` that refuses mutation; equal to a plain list with the same items."""
 
     __slots__ = ()

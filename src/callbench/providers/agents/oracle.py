@@ -111,7 +111,8 @@ class PlanPlayer(Provider):
         if not self.plan[self.position]:  # a planned text-only round (end of a user turn)
             self.position += 1
             return ModelTurn(text="Done.", model=self.label, finish_reason="stop")
-        results = {m.tool_call_id: parse_tool_content(m.content) for m in messages if m.role == "tool"}
+        results = {m.tool_call_id: parse_tool_content(m.content) for m in messages
+                   if m.role == "tool" and m.tool_call_id is not None}
         schemas = {t.name: t.parameters for t in tools}
         lookup = ref_lookup(self.step_calls, results)
         calls = [self._call(p, lookup, schemas) for p in self.plan[self.position]]
