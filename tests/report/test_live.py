@@ -86,3 +86,16 @@ def test_browser_view_updates_while_run_grows(server, browser):
     assert live_case.inner_text().startswith("demo:in-flight")
     assert live_case.locator(".badge.warn").inner_text() == "R1 no call"
     assert console.errors == []
+
+
+def test_view_starts_before_the_run_writes_anything(tmp_path):
+    srv = LiveServer(tmp_path, port=0)
+    srv.start_background()
+    try:
+        status, page = _get(srv.url)
+        body = json.loads(_get(srv.url + "api/update?offset=0")[1])
+    finally:
+        srv.close()
+    assert status == 200 and '"header":{}' in page
+    assert body["records"] == [] and body["offset"] == 0 and body["statistics"]["strata"] == []
+    assert body["live"] is None
