@@ -31,7 +31,7 @@ from callbench.providers.model import Model, endpoint_waits
 from callbench.suites.suite import Suite
 from callbench.tools.retrieve import retrieval_recall, select_tools
 from callbench.types.case import Case
-from callbench.types.records import CaseRecord, ErrorInfo
+from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
 
@@ -40,8 +40,6 @@ T = TypeVar("T")
 
 CASE_TIMEOUT = "CaseTimeout"
 """Error type of a case whose time limit ran out while the harness was waiting on the endpoint."""
-TOOL_BUG = "tool_bug"
-"""Error-record type prefix of a tool implementation that raised something other than ``ToolError``."""
 
 
 class CaseTimeoutError(Exception):

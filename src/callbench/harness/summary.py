@@ -14,7 +14,7 @@ from typing import Any
 from callbench.errors import PoolingError
 from callbench.harness.usage import run_usage
 from callbench.stats import statistics_summary
-from callbench.types.records import CaseRecord, RunHeader
+from callbench.types.records import TOOL_BUG, CaseRecord, RunHeader
 from callbench.types.summary import (
     SUMMARY_SCHEMA_VERSION,
     Figures,
@@ -62,7 +62,7 @@ def build_summary(header: RunHeader, records: list[CaseRecord], scorers: Mapping
         errors_by_type=dict(Counter(r.error.type for r in errors if r.error)),
         tiers={name: tier_figures(name, completed, len(errors)) for name in scorer_names},
         retrieval_recall=_mean(r.retrieval_recall for r in completed if r.retrieval_recall is not None),
-        qc_flags=qc_flags(completed),
+        qc_flags=qc_flags(completed) + tool_bug_flags(errors),
         scorer_aggregates=_scorer_aggregates(scorers or {}, completed),
         # CIs, trials (pass@k, flip rate) per tier and mode
         statistics=Statistics.model_validate(statistics_summary(records)),
@@ -115,6 +115,13 @@ def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
         if r.retrieval_recall is not None and r.retrieval_recall < 1.0:
             flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="expected_tools_not_offered"))
     return flags
+
+
+def tool_bug_flags(errors: list[CaseRecord]) -> list[QCFlag]:
+    """Error records of a tool implementation that crashed: a harness fault that needs a person (the
+    record keeps the traceback); never the model's failure."""
+    return [QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="tool_implementation_error")
+            for r in errors if r.error is not None and r.error.type.startswith(TOOL_BUG + ":")]
 
 
 def _scorer_aggregates(scorers: Mapping[str, Any], completed: list[CaseRecord]) -> dict[str, ScorerAggregate]:

@@ -59,6 +59,11 @@ class RunHeader(BaseModel):
     """Engine options (concurrency, limits, cache...)."""
 
 
+TOOL_BUG = "tool_bug"
+"""Error-record type prefix (``tool_bug:KeyError``) of a tool implementation that raised something other
+than ``ToolError``: a harness fault, flagged for a person, never the model's failure."""
+
+
 class ErrorInfo(BaseModel):
     """Why a case could not be completed (infrastructure, not model behaviour)."""
 
