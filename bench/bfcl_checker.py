@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks" / "bfcl"))
 
-from callbench.benchmarks.bfcl.data import SINGLE_TURN, data_dir, index, load_answers, load_questions
-from callbench.benchmarks.bfcl.entry import judge_entry
-from callbench.benchmarks.bfcl.export import group_of
-from callbench.benchmarks.bfcl.options import BfclOptions
-from callbench.benchmarks.bfcl.oracle import fc_result, gold_calls
+from callbench.benchmarks.bfcl.data import SINGLE_TURN, data_dir, index, load_answers, load_questions  # noqa: E402 - after the path set-up
+from callbench.benchmarks.bfcl.entry import judge_entry  # noqa: E402 - after the path set-up
+from callbench.benchmarks.bfcl.export import group_of  # noqa: E402 - after the path set-up
+from callbench.benchmarks.bfcl.options import BfclOptions  # noqa: E402 - after the path set-up
+from callbench.benchmarks.bfcl.oracle import fc_result, gold_calls  # noqa: E402 - after the path set-up
 
 MODEL = "gpt-4o-2024-11-20-FC"
 VENV = Path(os.environ.get("CALLBENCH_BFCL_VENV", Path.home() / ".cache" / "callbench-bfcl-venv-2026.3.23"))
@@ -70,8 +70,19 @@ def bfcl_in_process(rows: list[dict], work: Path) -> float:
     source, target = work / "rows.jsonl", work / "verdicts.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(work / "ref-root")}
-    done = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "benchmarks" / "bfcl" / "bfcl_reference.py"), MODEL,
-                           str(source), str(target)], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            str(VENV / "bin" / "python"),
+            str(ROOT / "tests" / "benchmarks" / "bfcl" / "bfcl_reference.py"),
+            MODEL,
+            str(source),
+            str(target),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(done.stdout.strip().splitlines()[-1])
 
 
@@ -109,8 +120,18 @@ def agreement(folder: Path, work: Path) -> tuple[int, int]:
     source, target = work / "all.jsonl", work / "all-verdicts.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(work / "ref-root")}
-    subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tests" / "benchmarks" / "bfcl" / "bfcl_reference.py"), MODEL,
-                    str(source), str(target)], env=env, capture_output=True, check=True)
+    subprocess.run(
+        [
+            str(VENV / "bin" / "python"),
+            str(ROOT / "tests" / "benchmarks" / "bfcl" / "bfcl_reference.py"),
+            MODEL,
+            str(source),
+            str(target),
+        ],
+        env=env,
+        capture_output=True,
+        check=True,
+    )
     theirs = {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
     entries, answers = index(SINGLE_TURN, folder)
     docs = {key: entry["function"] for key, entry in entries.items()}
@@ -141,16 +162,34 @@ def main() -> None:
         print(f"in-process  bfcl-eval {len(rows) / theirs:10.0f} entries/s ({theirs:.3f} s)")
         print(f"in-process  ratio callbench/bfcl throughput: {theirs / ours:.2f}x")
         result_root = write_results(rows, work)
-        env = {**os.environ, "BFCL_PROJECT_ROOT": str(work), "OPENAI_API_KEY": "unused",
-               "PYTHONPATH": str(ROOT / "src")}
-        bfcl_cmd = [str(VENV / "bin" / "bfcl"), "evaluate", "--model", MODEL, "--test-category", "single_turn"]
+        env = {
+            **os.environ,
+            "BFCL_PROJECT_ROOT": str(work),
+            "OPENAI_API_KEY": "unused",
+            "PYTHONPATH": str(ROOT / "src"),
+        }
+        bfcl_cmd = [
+            str(VENV / "bin" / "bfcl"),
+            "evaluate",
+            "--model",
+            MODEL,
+            "--test-category",
+            "single_turn",
+        ]
         ours_cmd = [sys.executable, "-m", "callbench.cli.main", "bfcl", "score-results", str(result_root)]
         bfcl_wall, bfcl_cpu = median_times(bfcl_cmd, env, args.repeat)
         ours_wall, ours_cpu = median_times(ours_cmd, env, args.repeat)
-        print(f"end-to-end  bfcl evaluate --test-category single_turn: {bfcl_wall:6.2f} s wall, {bfcl_cpu:6.2f} s CPU")
-        print(f"end-to-end  callbench bfcl score-results:       {ours_wall:6.2f} s wall, {ours_cpu:6.2f} s CPU")
-        print(f"end-to-end  ratio callbench/bfcl: {ours_wall / bfcl_wall:.2f} wall, {ours_cpu / bfcl_cpu:.2f} CPU "
-              "(target <= 0.20)")
+        print(
+            f"end-to-end  bfcl evaluate --test-category single_turn: {bfcl_wall:6.2f} s wall, "
+            f"{bfcl_cpu:6.2f} s CPU"
+        )
+        print(
+            f"end-to-end  callbench bfcl score-results:       {ours_wall:6.2f} s wall, {ours_cpu:6.2f} s CPU"
+        )
+        print(
+            f"end-to-end  ratio callbench/bfcl: {ours_wall / bfcl_wall:.2f} wall, "
+            f"{ours_cpu / bfcl_cpu:.2f} CPU (target <= 0.20)"
+        )
         if args.agreement:
             same, total = agreement(folder, work)
             print(f"agreement   {same}/{total} identical verdicts (valid + error_type)")

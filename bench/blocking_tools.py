@@ -33,10 +33,21 @@ def slow(key: str) -> dict[str, str]:
 
 
 def suite(name: str, n: int, timeout_s: float) -> Suite:
-    cases = [Case(id=f"c{i}", instruction="slow", timeout_s=timeout_s,
-                  expected=[{"tool": "slow", "arguments": {"key": f"k{i}"}}]) for i in range(n)]
-    return Suite(name=name, cases=cases, registry=ToolRegistry([ToolContract(name="slow", parameters=SCHEMA)]),
-                 executor=PythonExecutor({"slow": slow}))
+    cases = [
+        Case(
+            id=f"c{i}",
+            instruction="slow",
+            timeout_s=timeout_s,
+            expected=[{"tool": "slow", "arguments": {"key": f"k{i}"}}],
+        )
+        for i in range(n)
+    ]
+    return Suite(
+        name=name,
+        cases=cases,
+        registry=ToolRegistry([ToolContract(name="slow", parameters=SCHEMA)]),
+        executor=PythonExecutor({"slow": slow}),
+    )
 
 
 def case_wall(n: int, concurrency: int, timeout_s: float) -> float:
@@ -44,8 +55,9 @@ def case_wall(n: int, concurrency: int, timeout_s: float) -> float:
     built = suite(name, n, timeout_s)
     catalog().suites.register(name, lambda spec, options: built, replace=True)
     with tempfile.TemporaryDirectory() as tmp:
-        records = callbench.run(name, model="oracle", out_dir=Path(tmp) / "r", progress="quiet",
-                                concurrency=concurrency).records
+        records = callbench.run(
+            name, model="oracle", out_dir=Path(tmp) / "r", progress="quiet", concurrency=concurrency
+        ).records
     return max(r.started_at + r.duration_ms / 1000 for r in records) - min(r.started_at for r in records)
 
 
@@ -56,9 +68,14 @@ def main() -> None:
     args = parser.parse_args()
     walls = [case_wall(args.cases, args.cases, 30.0) for _ in range(args.repeat)]
     limits = [case_wall(1, 1, 0.3) for _ in range(args.repeat)]
-    print(f"{args.cases} cases x 1 s blocking tool at --concurrency {args.cases}: median wall "
-          f"{statistics.median(walls):.2f} s (serial would be {args.cases:.1f} s, ideal 1.0 s; target <= 1.3 s)")
-    print(f"case limit 0.3 s on a 1 s blocking tool: the case ends after median {statistics.median(limits):.2f} s")
+    print(
+        f"{args.cases} cases x 1 s blocking tool at --concurrency {args.cases}: median wall "
+        f"{statistics.median(walls):.2f} s (serial would be {args.cases:.1f} s, ideal 1.0 s; target <= 1.3 s)"
+    )
+    print(
+        "case limit 0.3 s on a 1 s blocking tool: the case ends after median "
+        f"{statistics.median(limits):.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -47,9 +47,12 @@ async def oracle_case_times(suite) -> tuple[list[float], int]:
     executor = ContractExecutor()
     for case in suite.cases:
         start = time.perf_counter()
-        episode = Episode(case, list(suite.registry_for(case)), ModePolicy("production-parity"), suite.system_prompt)
-        trace = await run_episode(episode, OracleAgent().for_case(case), executor.start(case, None, suite),
-                                  GenerationSettings())
+        episode = Episode(
+            case, list(suite.registry_for(case)), ModePolicy("production-parity"), suite.system_prompt
+        )
+        trace = await run_episode(
+            episode, OracleAgent().for_case(case), executor.start(case, None, suite), GenerationSettings()
+        )
         verdicts = [score_tier(t, case, trace, suite.registry_for(case)) for t in TIERS]
         times.append(time.perf_counter() - start)
         passed += all(v.passed for v in verdicts)
@@ -62,22 +65,33 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     files = [args.data / "automatic_simple.json", args.data / "automatic_complex.json"]
-    imports = [timed(lambda: import_codexomics(files, args.data / "tools_registry")) for _ in range(args.repeat)]
+    imports = [
+        timed(lambda: import_codexomics(files, args.data / "tools_registry")) for _ in range(args.repeat)
+    ]
     result = imports[-1][0]
-    print(f"import: {len(result.cases)} cases, {len(result.contracts)} contracts, "
-          f"{result.count('error')} errors / {result.count('warning')} warnings / {result.count('info')} info")
-    print(f"import time: median {statistics.median(t for _, t in imports) * 1000:.1f} ms over {args.repeat} runs")
+    print(
+        f"import: {len(result.cases)} cases, {len(result.contracts)} contracts, "
+        f"{result.count('error')} errors / {result.count('warning')} warnings / {result.count('info')} info"
+    )
+    print(
+        f"import time: median {statistics.median(t for _, t in imports) * 1000:.1f} ms "
+        f"over {args.repeat} runs"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder, write_s = timed(lambda: write_suite(result, Path(tmp) / "suite"))
         suite, load_s = timed(lambda: load_suite_path(folder))
         print(f"write: {write_s * 1000:.1f} ms; load with the native loader: {load_s * 1000:.1f} ms")
         times, passed = asyncio.run(oracle_case_times(suite))
-        print(f"oracle, 3 tiers: {passed}/{len(times)} cases pass every tier; median {statistics.median(times) * 1000:.2f}"
-              f" ms/case, total {sum(times):.2f} s")
+        print(
+            f"oracle, 3 tiers: {passed}/{len(times)} cases pass every tier; "
+            f"median {statistics.median(times) * 1000:.2f} ms/case, total {sum(times):.2f} s"
+        )
         report, golden_s = timed(lambda: replay_golden(suite, args.data / "complex_golden_paths.json"))
-        print(f"golden replay: {29 - len(report.failing())}/29 golden pass, failing {report.failing()}, "
-              f"{sum(not r.verdict.passed for r in report.wrong)}/{len(report.wrong)} wrong runs fail, "
-              f"{report.schema_valid_runs}/29 golden runs schema-valid; {golden_s * 1000:.1f} ms")
+        print(
+            f"golden replay: {29 - len(report.failing())}/29 golden pass, failing {report.failing()}, "
+            f"{sum(not r.verdict.passed for r in report.wrong)}/{len(report.wrong)} wrong runs fail, "
+            f"{report.schema_valid_runs}/29 golden runs schema-valid; {golden_s * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

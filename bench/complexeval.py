@@ -56,7 +56,7 @@ def _turns(case: Any, behaviour: str, rng: random.Random) -> list[list[tuple[str
     for turn in turns:
         if k >= len(calls):
             break
-        out.append(calls[k:k + len(turn)])
+        out.append(calls[k : k + len(turn)])
         k += len(turn)
     return out
 
@@ -69,8 +69,11 @@ def build(n: int, seed: int = 7) -> list[tuple[Any, Trace]]:
     for i in range(n):
         case = cases[i % len(cases)]
         turns = _turns(case, rng.choice(BEHAVIOURS), rng)
-        calls = [{"tool": name, "arguments": args, "round": r}
-                 for r, turn in enumerate(turns, start=1) for name, args in turn]
+        calls = [
+            {"tool": name, "arguments": args, "round": r}
+            for r, turn in enumerate(turns, start=1)
+            for name, args in turn
+        ]
         items.append((case, trace_from_calls(calls, final_text="Done.")))
     return items
 
@@ -114,13 +117,20 @@ def main() -> None:
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     scorer_rate = args.traces / statistics.median(scorer_times)
     engine_rate = args.traces / statistics.median(engine_times)
-    print(f"traces: {args.traces} ({calls / args.traces:.2f} calls each), passed: {passed}, repeats: {args.repeats}")
+    print(
+        f"traces: {args.traces} ({calls / args.traces:.2f} calls each), passed: {passed}, "
+        f"repeats: {args.repeats}"
+    )
     print(f"complexeval scorer (case+trace -> verdict): {scorer_rate:,.0f} traces/s (median)")
     print(f"episode engine only (mapping + golden path): {engine_rate:,.0f} traces/s (median)")
-    print(f"target >= 2,000 traces/s: {'met' if scorer_rate >= 2000 else 'NOT met'} "
-          f"(scorer/target ratio {scorer_rate / 2000:.2f})")
-    print(f"peak Python heap while scoring 1,000 traces: {peak_scoring / 2**20:.1f} MiB; "
-          f"process peak RSS (incl. the {args.traces} traces held in memory): {rss_mib:.0f} MiB")
+    print(
+        f"target >= 2,000 traces/s: {'met' if scorer_rate >= 2000 else 'NOT met'} "
+        f"(scorer/target ratio {scorer_rate / 2000:.2f})"
+    )
+    print(
+        f"peak Python heap while scoring 1,000 traces: {peak_scoring / 2**20:.1f} MiB; "
+        f"process peak RSS (incl. the {args.traces} traces held in memory): {rss_mib:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,10 @@ def _median_ms(values: list[float]) -> float:
 
 
 def time_pack(repeat: int, root: Path) -> tuple[list[float], object]:
-    """Wall time of ``callbench run genomics --model oracle`` in the three tiers (fresh run folder each time)."""
+    """Wall time of ``callbench run genomics --model oracle`` in the three tiers.
+
+    Each repeat uses a fresh run folder.
+    """
     walls, result = [], None
     for index in range(repeat):
         start = time.perf_counter()
@@ -74,14 +77,21 @@ def report(repeat: int, walls: list[float], result: object) -> None:
     passed = sum(all(v.passed for v in r.verdicts.values()) for r in records)
     wall = statistics.median(walls)
     print(f"genomics pack: {len(records)} cases x {len(TIERS)} tiers, oracle passed {passed}/{len(records)}")
-    print(f"whole pack wall time: median {wall:.2f} s over {repeat} runs "
-          f"({', '.join(f'{w:.2f}' for w in walls)}); scaled to 172 cases: {wall * 172 / len(records):.2f} s "
-          f"(target <= 10 s)")
+    print(
+        f"whole pack wall time: median {wall:.2f} s over {repeat} runs "
+        f"({', '.join(f'{w:.2f}' for w in walls)}); scaled to 172 cases: {wall * 172 / len(records):.2f} s "
+        f"(target <= 10 s)"
+    )
     split = per_case_split(result)
-    print(f"median per case: retrieval {_median_ms(split['retrieval']):.3f} ms (target <= 1 ms), "
-          f"execution {_median_ms(split['execution']):.3f} ms, scoring (3 tiers) {_median_ms(split['scoring']):.3f} ms")
-    print(f"max per case: retrieval {max(split['retrieval']) * 1000:.3f} ms, "
-          f"execution {max(split['execution']) * 1000:.1f} ms, scoring {max(split['scoring']) * 1000:.2f} ms")
+    print(
+        f"median per case: retrieval {_median_ms(split['retrieval']):.3f} ms (target <= 1 ms), "
+        f"execution {_median_ms(split['execution']):.3f} ms, "
+        f"scoring (3 tiers) {_median_ms(split['scoring']):.3f} ms"
+    )
+    print(
+        f"max per case: retrieval {max(split['retrieval']) * 1000:.3f} ms, "
+        f"execution {max(split['execution']) * 1000:.1f} ms, scoring {max(split['scoring']) * 1000:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

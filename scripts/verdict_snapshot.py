@@ -6,13 +6,13 @@ built-in suite (starter, genomics with all its scorers, the CodeXomics import, C
 fixture in both modes, a DAG grid, BFCL single-turn and multi-turn where ``bfcl-eval`` is installed)
 with the built-in agents and writes one line per verdict:
 
-    suite-spec <TAB> agent <TAB> case key <TAB> trial <TAB> scorer <TAB> passed <TAB> reason codes <TAB> partial
+    suite-spec<TAB>agent<TAB>case key<TAB>trial<TAB>scorer<TAB>passed<TAB>reason codes<TAB>partial
 
 Error records get the scorer ``!error`` and their error type. Lines are sorted, so two snapshots
 diff line by line::
 
     python scripts/verdict_snapshot.py -o before.tsv            # take a snapshot
-    python scripts/verdict_snapshot.py diff before.tsv after.tsv  # which verdicts changed, per suite and agent
+    python scripts/verdict_snapshot.py diff before.tsv after.tsv  # changed verdicts, per suite and agent
 
 ``--only SUBSTRING`` restricts the suites (e.g. ``--only genomics``); ``--codexomics DIR`` points at a
 folder with the app's files (default: ``../shared/data/codexomics`` beside the repository, when present).
@@ -83,12 +83,16 @@ def take(out: Path, codexomics: Path | None, only: str | None) -> None:
             for agent in agents:
                 started = time.perf_counter()
                 run_dir = Path(tmp) / f"{n}-{agent.replace(':', '_')}"
-                result = callbench.run(suite, model=agent, out_dir=run_dir, progress="quiet", cache=False,
-                                       **options)
+                result = callbench.run(
+                    suite, model=agent, out_dir=run_dir, progress="quiet", cache=False, **options
+                )
                 records = result.records
                 lines.extend(verdict_lines(suite, agent, records))
-                print(f"{suite[:40]:40} {agent:9} {len(records):5} records "
-                      f"{time.perf_counter() - started:6.1f} s", file=sys.stderr)
+                print(
+                    f"{suite[:40]:40} {agent:9} {len(records):5} records "
+                    f"{time.perf_counter() - started:6.1f} s",
+                    file=sys.stderr,
+                )
     lines.sort()
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
@@ -117,8 +121,9 @@ def diff(old_path: Path, new_path: Path, show: int, only: str | None = None) -> 
         if before == after:
             continue
         suite, agent, case, trial, scorer = key
-        groups[(suite, agent)].append(f"    {case} [{scorer}] {before.replace(chr(9), ' ')}"
-                                      f"  ->  {after.replace(chr(9), ' ')}")
+        groups[(suite, agent)].append(
+            f"    {case} [{scorer}] {before.replace(chr(9), ' ')}  ->  {after.replace(chr(9), ' ')}"
+        )
         was, now = before.split("\t")[0], after.split("\t")[0]
         if was != now:
             flips[(suite, agent, f"{scorer}: {was}->{now}")] += 1
@@ -141,13 +146,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--out", type=Path, default=Path("verdict-snapshot.tsv"))
     parser.add_argument("--only", help="run only suites whose spec contains this text")
     default_cx = REPO.parent / "shared" / "data" / "codexomics"
-    parser.add_argument("--codexomics", type=Path, default=default_cx if default_cx.is_dir() else None,
-                        help="folder with the CodeXomics app's files (automatic_*.json, tools_registry/)")
+    parser.add_argument(
+        "--codexomics",
+        type=Path,
+        default=default_cx if default_cx.is_dir() else None,
+        help="folder with the CodeXomics app's files (automatic_*.json, tools_registry/)",
+    )
     compare = sub.add_parser("diff", help="compare two snapshots")
     compare.add_argument("old", type=Path)
     compare.add_argument("new", type=Path)
     compare.add_argument("--show", type=int, default=40, help="changed lines shown per suite and agent")
-    compare.add_argument("--only", dest="diff_only", help="compare only suites whose label contains this text")
+    compare.add_argument(
+        "--only", dest="diff_only", help="compare only suites whose label contains this text"
+    )
     args = parser.parse_args(argv)
     if args.command == "diff":
         return diff(args.old, args.new, args.show, args.diff_only)

@@ -1,4 +1,6 @@
-"""One registry per kind (suite, provider, executor, scorer, CLI command set) with lazy entries and "did you mean".
+"""One registry per kind, with lazy entries and "did you mean".
+
+Kinds: suite, provider, executor, scorer, CLI command set.
 
 Built-ins register exactly as third-party packages do: through the entry-point group ``callbench``,
 whose objects are called with the :class:`Catalog`. callbench's own entry point is
@@ -54,8 +56,12 @@ def _import(path: str, label: str) -> Any:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and not exc.name.startswith("callbench"):
-            raise UserError(f"{label} needs the package {exc.name!r}; install it (see the README's extras)") from None
-        raise UserError(f"{label} is not available in this installation (module {module_name} is missing)") from None
+            raise UserError(
+                f"{label} needs the package {exc.name!r}; install it (see the README's extras)"
+            ) from None
+        raise UserError(
+            f"{label} is not available in this installation (module {module_name} is missing)"
+        ) from None
     return getattr(module, attr)
 
 
@@ -73,8 +79,12 @@ class Catalog:
         """What ``callbench run`` runs without ``--suite`` (set by the plugin that provides it)."""
 
     def of(self, kind: Kind) -> Registry[Any]:
-        return {"suite": self.suites, "provider": self.providers, "executor": self.executors,
-                "scorer": self.scorers}[kind]
+        return {
+            "suite": self.suites,
+            "provider": self.providers,
+            "executor": self.executors,
+            "scorer": self.scorers,
+        }[kind]
 
     def set_default_suite(self, name: str) -> None:
         """Declare the embedded default suite; the first plugin to declare one keeps it."""
@@ -132,8 +142,11 @@ when the package metadata is missing (a source tree on ``PYTHONPATH``): names, n
 def register_builtins(catalog: Catalog) -> None:
     """callbench's own entry point: registers the core built-ins (agents, providers, the contract
     executor, the strict tiers and state match) like any plugin would. Benchmarks register themselves."""
-    for registry, table in ((catalog.providers, BUILTIN_PROVIDERS), (catalog.executors, BUILTIN_EXECUTORS),
-                            (catalog.scorers, BUILTIN_SCORERS)):
+    for registry, table in (
+        (catalog.providers, BUILTIN_PROVIDERS),
+        (catalog.executors, BUILTIN_EXECUTORS),
+        (catalog.scorers, BUILTIN_SCORERS),
+    ):
         for name, target in table.items():
             registry.register(name, target)
 

@@ -10,8 +10,24 @@ from callbench.cli.main import main
 
 def test_cli_run_show_score_suites(tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["run", "--suite", "starter", "--model", "oracle", "--tier", "all", "--out", str(out),
-                 "--progress", "quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--suite",
+                "starter",
+                "--model",
+                "oracle",
+                "--tier",
+                "all",
+                "--out",
+                str(out),
+                "--progress",
+                "quiet",
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["tiers"]["task-completion-execution"]["accuracy"] == 1.0
     header = json.loads((out / "run.json").read_text())
@@ -35,7 +51,8 @@ def test_cli_user_errors_are_one_line_without_traceback(tmp_path, capsys):
 def test_plugin_package_registers_a_suite_through_the_entry_point(tmp_path):
     pkg = tmp_path / "plugin"
     (pkg / "cbplugin_demo").mkdir(parents=True)
-    (pkg / "pyproject.toml").write_text(textwrap.dedent("""
+    (pkg / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [build-system]
         requires = ["setuptools>=61"]
         build-backend = "setuptools.build_meta"
@@ -46,36 +63,77 @@ def test_plugin_package_registers_a_suite_through_the_entry_point(tmp_path):
         demo = "cbplugin_demo:register"
         [tool.setuptools]
         packages = ["cbplugin_demo"]
-    """))
-    (pkg / "cbplugin_demo" / "__init__.py").write_text(textwrap.dedent("""
+    """)
+    )
+    # The backslash-newline in this string joins the `tool = ...` line back into one line.
+    (pkg / "cbplugin_demo" / "__init__.py").write_text(
+        textwrap.dedent("""
         from callbench.suites.suite import Suite
         from callbench.types.case import Case
         from callbench.types.contract import ToolContract
         from callbench.tools.registry import ToolRegistry
 
         def load(spec, options):
-            tool = ToolContract(name="ping", parameters={"type": "object", "properties": {"n": {"type": "integer"}}})
+            tool = ToolContract(name="ping", \
+parameters={"type": "object", "properties": {"n": {"type": "integer"}}})
             case = Case(id="p1", instruction="ping 3", expected=[{"tool": "ping", "arguments": {"n": 3}}])
             return Suite(name="demo", cases=[case], registry=ToolRegistry([tool]), executor="contract")
 
         def register(catalog):
             catalog.suites.register("demo", load)
-    """))
+    """)
+    )
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                    "--target", str(target), str(pkg)], check=True, capture_output=True)
-    script = ("import sys, json; sys.path.insert(0, sys.argv[1]); import callbench; "
-              "r = callbench.run('demo', 'oracle', 'all', out_dir=sys.argv[2], progress='quiet'); "
-              "print(json.dumps(r.summary['tiers']['native-function-contract']['accuracy']))")
-    done = subprocess.run([sys.executable, "-c", script, str(target), str(tmp_path / "run")], capture_output=True,
-                          text=True, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(pkg),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    script = (
+        "import sys, json; sys.path.insert(0, sys.argv[1]); import callbench; "
+        "r = callbench.run('demo', 'oracle', 'all', out_dir=sys.argv[2], progress='quiet'); "
+        "print(json.dumps(r.summary['tiers']['native-function-contract']['accuracy']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(target), str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.strip().endswith("1.0")
 
 
 def test_cli_resume_uses_the_recorded_configuration(tmp_path):
     out = tmp_path / "run"
-    assert main(["run", "--model", "oracle", "--tier", "all", "--limit", "3", "--out", str(out),
-                 "--progress", "quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--model",
+                "oracle",
+                "--tier",
+                "all",
+                "--limit",
+                "3",
+                "--out",
+                str(out),
+                "--progress",
+                "quiet",
+            ]
+        )
+        == 0
+    )
     lines = (out / "records.jsonl").read_text().splitlines()
     (out / "records.jsonl").write_text("\n".join(lines[:1]) + "\n")  # as if killed after one case
     assert main(["run", "--resume", str(out), "--progress", "quiet"]) == 0

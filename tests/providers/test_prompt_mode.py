@@ -18,17 +18,31 @@ NAMES = {"weather.get", "add"}
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('<tool_call>{"name": "weather.get", "arguments": {"city": "Paris"}}</tool_call>',
-         [("weather.get", {"city": "Paris"})]),
-        (('<tool_call>{"name": "add", "arguments": {"a": 1}}</tool_call>\n<tool_call>{"name": "add", '
-          '"arguments": {"a": 2}}</tool_call>'), [("add", {"a": 1}), ("add", {"a": 2})]),
+        (
+            '<tool_call>{"name": "weather.get", "arguments": {"city": "Paris"}}</tool_call>',
+            [("weather.get", {"city": "Paris"})],
+        ),
+        (
+            (
+                '<tool_call>{"name": "add", "arguments": {"a": 1}}</tool_call>\n<tool_call>{"name": "add", '
+                '"arguments": {"a": 2}}</tool_call>'
+            ),
+            [("add", {"a": 1}), ("add", {"a": 2})],
+        ),
         ('{"name": "add", "arguments": "{\\"a\\": 1}"}', [("add", {"a": 1})]),
-        ('[{"name": "add", "parameters": {"a": 1}}, {"function": {"name": "weather.get", "arguments": {}}}]',
-         [("add", {"a": 1}), ("weather.get", {})]),
+        (
+            (
+                '[{"name": "add", "parameters": {"a": 1}}, '
+                '{"function": {"name": "weather.get", "arguments": {}}}]'
+            ),
+            [("add", {"a": 1}), ("weather.get", {})],
+        ),
         ('{"tool_calls": [{"name": "add", "arguments": {"a": 3}}]}', [("add", {"a": 3})]),
         ('Calling now:\n```json\n{"name": "add", "arguments": {"a": 4}}\n```', [("add", {"a": 4})]),
-        ('[weather.get(city="Oslo"), add(a=1, b=[2, 3])]', [("weather.get", {"city": "Oslo"}),
-                                                            ("add", {"a": 1, "b": [2, 3]})]),
+        (
+            '[weather.get(city="Oslo"), add(a=1, b=[2, 3])]',
+            [("weather.get", {"city": "Oslo"}), ("add", {"a": 1, "b": [2, 3]})],
+        ),
         ("add(a=-1.5)", [("add", {"a": -1.5})]),
     ],
 )

@@ -13,7 +13,10 @@ from callbench.tools.retrieve import retrieval_recall, select_tools, split_claus
 from callbench.tools.schema import validate_arguments
 from callbench.types.contract import strictify
 
-TOOL = "name: {name}\ndescription: d\nparameters:\n  type: object\n  properties:\n    x: {{type: integer}}\n  required: [x]\n"
+TOOL = (
+    "name: {name}\ndescription: d\nparameters:\n  type: object\n"
+    "  properties:\n    x: {{type: integer}}\n  required: [x]\n"
+)
 
 
 def write_tools(folder, names):
@@ -33,7 +36,9 @@ def test_registry_loads_folder_and_hash_is_order_independent(tmp_path):
 
 def test_broken_schema_is_a_clear_error_naming_the_file(tmp_path):
     write_tools(tmp_path, ["ok"])
-    (tmp_path / "bad.yaml").write_text("name: bad\nparameters:\n  type: object\n  properties:\n    x: {type: intege}\n")
+    (tmp_path / "bad.yaml").write_text(
+        "name: bad\nparameters:\n  type: object\n  properties:\n    x: {type: intege}\n"
+    )
     with pytest.raises(ContractError) as info:
         ToolRegistry.from_dir(tmp_path)
     message = str(info.value)
@@ -57,8 +62,13 @@ def test_unknown_tool_did_you_mean():
 
 
 def test_strict_schemas_forbid_extra_keys_and_honour_required():
-    schema = strictify({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {}}}},
-                        "required": ["a"]})
+    schema = strictify(
+        {
+            "type": "object",
+            "properties": {"a": {"type": "object", "properties": {"b": {}}}},
+            "required": ["a"],
+        }
+    )
     assert validate_arguments(schema, {"a": {"b": 1}}) == []
     assert validate_arguments(schema, {"a": {"b": 1, "c": 2}}) == ["$.a.c is not allowed"]
     assert validate_arguments(schema, {}) == ["$.a is required"]
@@ -83,8 +93,10 @@ def test_malformed_case_files_name_file_line_and_case(tmp_path):
 
 
 def test_bad_refs_order_free_and_duplicate_ids_rejected(tmp_path):
-    bad_ref = ('cases:\n  - id: a\n    instruction: x\n    expected:\n      - tool: t\n'
-               '        arguments: {v: {$ref: later.x}}\n      - {id: later, tool: u}\n')
+    bad_ref = (
+        "cases:\n  - id: a\n    instruction: x\n    expected:\n      - tool: t\n"
+        "        arguments: {v: {$ref: later.x}}\n      - {id: later, tool: u}\n"
+    )
     with pytest.raises(SuiteError, match="must be '<earlier step id>"):
         load_suite_path(case_file(tmp_path, bad_ref))
     bad_group = "cases:\n  - id: a\n    instruction: x\n    expected: [{tool: t}]\n    order_free: [[nope]]\n"
@@ -98,7 +110,9 @@ def test_bad_refs_order_free_and_duplicate_ids_rejected(tmp_path):
 def test_folder_suite_with_registry_and_unknown_tool_check(tmp_path):
     write_tools(tmp_path / "tools", ["alpha"])
     (tmp_path / "suite.yaml").write_text("name: mine\n")
-    (tmp_path / "cases.yaml").write_text("- id: one\n  instruction: alpha x 3\n  expected: [{tool: alpha, arguments: {x: 3}}]\n")
+    (tmp_path / "cases.yaml").write_text(
+        "- id: one\n  instruction: alpha x 3\n  expected: [{tool: alpha, arguments: {x: 3}}]\n"
+    )
     suite = load_suite_path(tmp_path)
     assert suite.name == "mine" and suite.cases[0].key == "mine:one"
     (tmp_path / "cases.yaml").write_text("- id: one\n  instruction: x\n  expected: [{tool: gamma}]\n")
@@ -107,8 +121,10 @@ def test_folder_suite_with_registry_and_unknown_tool_check(tmp_path):
 
 
 def test_contract_executor_is_deterministic_and_shaped_by_result_schema():
-    schema = {"type": "object", "properties": {"id": {"type": "string"}, "n": {"type": "integer", "minimum": 5,
-                                                                               "maximum": 9}}}
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "n": {"type": "integer", "minimum": 5, "maximum": 9}},
+    }
     first = synthetic_result("make", {"a": 1}, schema)
     assert first == synthetic_result("make", {"a": 1}, schema)
     assert first != synthetic_result("make", {"a": 2}, schema)

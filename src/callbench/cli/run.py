@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional, cast
+from typing import Annotated, Any, cast
 
 import typer
 
@@ -21,51 +21,119 @@ DEFAULT_MODEL = "baseline"
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run", help="Run suites against a model (default: built-in suite, built-in baseline agent).")(run)
+    app.command("run", help="Run suites against a model (default: built-in suite, built-in baseline agent).")(
+        run
+    )
 
 
 def run(
-    suite: Annotated[Optional[list[str]], typer.Option("--suite", "-s", help="Suite name, spec or path (repeatable).")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED, planner.")] = DEFAULT_MODEL,
-    tier: Annotated[Optional[list[str]], typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")] = None,
-    mode: Annotated[str, typer.Option("--mode", help="production-parity or oracle-assisted.")] = "production-parity",
-    k: Annotated[Optional[str], typer.Option("--k", help="Top-k tool retrieval, or 'all' (default: the suite's, 24).")] = None,
-    executor: Annotated[Optional[str], typer.Option("--executor", help="Override the suites' executor (e.g. contract).")] = None,
-    data: Annotated[Optional[Path], typer.Option("--data", help="Local data set path for suites that need one.")] = None,
-    registry: Annotated[Optional[Path], typer.Option("--registry", help="Tool registry folder for path suites.")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Suite option KEY=VALUE (repeatable).")] = None,
-    case: Annotated[Optional[list[str]], typer.Option("--case", help="Run only this case id (repeatable).")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="At most N cases per suite.")] = None,
+    suite: Annotated[
+        list[str] | None, typer.Option("--suite", "-s", help="Suite name, spec or path (repeatable).")
+    ] = None,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            "-m",
+            help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED, planner.",
+        ),
+    ] = DEFAULT_MODEL,
+    tier: Annotated[
+        list[str] | None, typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")
+    ] = None,
+    mode: Annotated[
+        str, typer.Option("--mode", help="production-parity or oracle-assisted.")
+    ] = "production-parity",
+    k: Annotated[
+        str | None, typer.Option("--k", help="Top-k tool retrieval, or 'all' (default: the suite's, 24).")
+    ] = None,
+    executor: Annotated[
+        str | None, typer.Option("--executor", help="Override the suites' executor (e.g. contract).")
+    ] = None,
+    data: Annotated[
+        Path | None, typer.Option("--data", help="Local data set path for suites that need one.")
+    ] = None,
+    registry: Annotated[
+        Path | None, typer.Option("--registry", help="Tool registry folder for path suites.")
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Suite option KEY=VALUE (repeatable).")
+    ] = None,
+    case: Annotated[
+        list[str] | None, typer.Option("--case", help="Run only this case id (repeatable).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most N cases per suite.")] = None,
     trials: Annotated[int, typer.Option("--trials", help="Repeat every case K times.")] = 1,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Run folder (default runs/<timestamp>-<model>-<suite>).")] = None,
-    resume: Annotated[Optional[Path], typer.Option("--resume", help="Continue the run in this folder (re-runs error records).")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default runs/<timestamp>-<model>-<suite>).")
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Continue the run in this folder (re-runs error records)."),
+    ] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-c", help="Cases in flight at once.")] = 8,
     delay: Annotated[float, typer.Option("--delay", help="Seconds between case starts.")] = 0.0,
-    rpm: Annotated[Optional[float], typer.Option("--rpm", help="Requests per minute per endpoint.")] = None,
-    tpm: Annotated[Optional[float], typer.Option("--tpm", help="Tokens per minute per endpoint.")] = None,
-    max_connections: Annotated[Optional[int], typer.Option("--max-connections", help="Open requests per endpoint.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
-    request_timeout: Annotated[float, typer.Option("--request-timeout", help="Seconds per model request before it is retried; keep it well below the case time limit (120 s unless the case sets one).")] = DEFAULT_REQUEST_TIMEOUT_S,
-    max_retries: Annotated[int, typer.Option("--max-retries", help="Retries per request on 429/5xx/timeouts.")] = 6,
-    max_retry_time: Annotated[float, typer.Option("--max-retry-time", help="Cap on retry time per request (s).")] = 300.0,
-    price_table: Annotated[Optional[Path], typer.Option("--price-table", help="YAML/JSON prices per model for cost estimates.")] = None,
+    rpm: Annotated[float | None, typer.Option("--rpm", help="Requests per minute per endpoint.")] = None,
+    tpm: Annotated[float | None, typer.Option("--tpm", help="Tokens per minute per endpoint.")] = None,
+    max_connections: Annotated[
+        int | None, typer.Option("--max-connections", help="Open requests per endpoint.")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
+    ] = False,
+    request_timeout: Annotated[
+        float,
+        typer.Option(
+            "--request-timeout",
+            help=(
+                "Seconds per model request before it is retried; keep it well below the case time limit "
+                "(120 s unless the case sets one)."
+            ),
+        ),
+    ] = DEFAULT_REQUEST_TIMEOUT_S,
+    max_retries: Annotated[
+        int, typer.Option("--max-retries", help="Retries per request on 429/5xx/timeouts.")
+    ] = 6,
+    max_retry_time: Annotated[
+        float, typer.Option("--max-retry-time", help="Cap on retry time per request (s).")
+    ] = 300.0,
+    price_table: Annotated[
+        Path | None, typer.Option("--price-table", help="YAML/JSON prices per model for cost estimates.")
+    ] = None,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
     max_tokens: Annotated[int, typer.Option("--max-tokens")] = 4096,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Provider sampling seed where supported.")] = None,
-    reasoning_effort: Annotated[Optional[str], typer.Option("--reasoning-effort")] = None,
-    thinking_budget: Annotated[Optional[int], typer.Option("--thinking-budget")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Provider sampling seed where supported.")
+    ] = None,
+    reasoning_effort: Annotated[str | None, typer.Option("--reasoning-effort")] = None,
+    thinking_budget: Annotated[int | None, typer.Option("--thinking-budget")] = None,
     progress: Annotated[str, typer.Option("--progress", help="auto, rich, plain or quiet.")] = "auto",
-    watch: Annotated[bool, typer.Option("--watch", help="Print every round as it happens (use with --case).")] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Print every round as it happens (use with --case).")
+    ] = False,
 ) -> None:
-    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                  reasoning_effort=reasoning_effort, thinking_budget=thinking_budget,
-                                  timeout_s=request_timeout)
+    settings = GenerationSettings(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        reasoning_effort=reasoning_effort,
+        thinking_budget=thinking_budget,
+        timeout_s=request_timeout,
+    )
     if progress == "auto":
         progress = "rich" if sys.stdout.isatty() else "plain"
     limits = EngineLimits(
-        concurrency=concurrency, delay_s=delay, rpm=rpm, tpm=tpm, max_connections=max_connections,
-        cache=not no_cache, request_timeout_s=request_timeout, max_retries=max_retries,
-        max_retry_time_s=max_retry_time, price_table=price_table)
+        concurrency=concurrency,
+        delay_s=delay,
+        rpm=rpm,
+        tpm=tpm,
+        max_connections=max_connections,
+        cache=not no_cache,
+        request_timeout_s=request_timeout,
+        max_retries=max_retries,
+        max_retry_time_s=max_retry_time,
+        price_table=price_table,
+    )
     if resume is not None:
         # A resumed run keeps its recorded selection and generation settings; the engine limits and the
         # display come from this command line (the CLI has no --cache-path: the recorded one stays).
@@ -73,11 +141,27 @@ def run(
         config = resume_config(resume, progress=progress, watch=watch, **overrides)
     else:
         # No --suite: RunConfig's empty suites mean the default suite, looked up when the run starts.
-        selection = Selection(case_ids=case or (), limit=limit, trials=trials, k=k, executor=executor,
-                              suite_options=parse_options(option), data=data, registry=registry)
+        selection = Selection(
+            case_ids=case or (),
+            limit=limit,
+            trials=trials,
+            k=k,
+            executor=executor,
+            suite_options=parse_options(option),
+            data=data,
+            registry=registry,
+        )
         output = Output(out_dir=out, progress=cast(ProgressMode, progress), watch=watch)  # checked by Output
-        config = RunConfig.from_groups(tuple(suite or ()), model, tuple(tier or ()), cast(HarnessMode, mode),
-                                       selection=selection, limits=limits, generation=settings, output=output)
+        config = RunConfig.from_groups(
+            tuple(suite or ()),
+            model,
+            tuple(tier or ()),
+            cast(HarnessMode, mode),
+            selection=selection,
+            limits=limits,
+            generation=settings,
+            output=output,
+        )
     result = asyncio.run(_run(config))
     if config.progress != "quiet":
         print_summary(result.summary, result.run_dir)
@@ -91,9 +175,12 @@ def print_suite_notes(run_dir: Path) -> None:
 
     for info in read_header(run_dir).suites:
         if info.notes:
-            console.print(f"  note: suite {info.name}: {len(info.notes)} expected literal(s) equal their schema "
-                          "default; the completion tier accepts omitting them (run.json lists them)",
-                          markup=False, highlight=False)
+            console.print(
+                f"  note: suite {info.name}: {len(info.notes)} expected literal(s) equal their schema "
+                "default; the completion tier accepts omitting them (run.json lists them)",
+                markup=False,
+                highlight=False,
+            )
 
 
 async def _run(config: RunConfig) -> Any:

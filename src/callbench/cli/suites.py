@@ -13,7 +13,9 @@ NEEDS = {
     "dag": "generated on the fly: dag:n_core=5,10;depth=2;seeds=3",
     "bfcl": "bfcl:<category>; data from the installed bfcl-eval package or --data DIR",
     "complexfuncbench": "needs --data ComplexFuncBench.jsonl (or complexfuncbench:fixture)",
-    "codexomics": "codexomics[:simple|complex]; needs --data DIR with the app's suite dumps and tools_registry/",
+    "codexomics": (
+        "codexomics[:simple|complex]; needs --data DIR with the app's suite dumps and tools_registry/"
+    ),
 }
 
 

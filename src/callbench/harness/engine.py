@@ -84,7 +84,10 @@ class CaseClock:
         self._task: asyncio.Task[Any] | None = None
 
     async def run(self, episode: Awaitable[T]) -> T:
-        """Await ``episode`` under the limit; raises ``TimeoutError`` when it fires (see :attr:`charged_to`)."""
+        """Await ``episode`` under the limit.
+
+        Raises ``TimeoutError`` when it fires (see :attr:`charged_to`).
+        """
         # A timeout scope in this task, not wait_for's extra task: the context variable that
         # carries the clock reaches the model, and no task is created per case.
         self._task = asyncio.current_task()
@@ -138,9 +141,11 @@ class CaseClock:
         """Why a case became a ``CaseTimeout`` error record (one line)."""
         now = self._loop.time() if now is None else now
         waited = self.waited_s + (now - self._wait_started if self._depth else 0.0)
-        return (f"case time limit of {self.limit_s:g}s ran out while waiting on the endpoint "
-                f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "
-                "were spent waiting on the endpoint, which is never charged to the model")
+        return (
+            f"case time limit of {self.limit_s:g}s ran out while waiting on the endpoint "
+            f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "
+            "were spent waiting on the endpoint, which is never charged to the model"
+        )
 
 
 @dataclass
@@ -219,8 +224,15 @@ def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
     return jobs
 
 
-async def _run_jobs(jobs: list[Job], model: Model, policy: ModePolicy, config: RunConfig,
-                    writer: RecordWriter, fan: Observers, slim: list[CaseRecord]) -> None:
+async def _run_jobs(
+    jobs: list[Job],
+    model: Model,
+    policy: ModePolicy,
+    config: RunConfig,
+    writer: RecordWriter,
+    fan: Observers,
+    slim: list[CaseRecord],
+) -> None:
     """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
     pacing = _Pacer(config.delay_s)
     pending = iter(jobs)
@@ -259,7 +271,9 @@ class _Pacer:
             self.next_start = time.monotonic() + self.delay_s
 
 
-async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig, fan: Observers) -> CaseRecord:
+async def run_job(
+    job: Job, model: Model, policy: ModePolicy, config: RunConfig, fan: Observers
+) -> CaseRecord:
     """Run, score and package one (case, trial). Infrastructure failures become error records."""
     case, suite = job.case, job.suite
     started, clock = time.time(), time.perf_counter()
@@ -267,17 +281,29 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
     names = [t.name for t in offered]
     registry = suite.registry_for(case)
     expected = case.expected_tools()
-    recall = retrieval_recall(expected, set(names), {n: registry.equivalents(n) for alts in expected for n in alts})
+    recall = retrieval_recall(
+        expected, set(names), {n: registry.equivalents(n) for alts in expected for n in alts}
+    )
     fan.emit("on_case_start", case, job.trial, names)
     # run.json keeps the mode's rule; a record carries the budget its case really ran with (cases
     # may set their own: DAG 2*n_core+2, ComplexFuncBench, BFCL), computed as the loop computes it.
     assistance = {**policy.assistance(), "round_budget": policy.round_budget(len(expected), case.max_rounds)}
     record = CaseRecord(
-        key=case.key, suite=suite.name, case_id=case.id, category=case.category, trial=job.trial,
-        instruction=case.prompt_text(), prompt_sha256=case.prompt_sha256(), offered_tools=names,
-        expected_tools=expected, expected=[s.model_dump(mode="json") for s in case.expected],
-        retrieval_recall=recall, harness_mode=policy.mode,
-        harness_assistance=assistance, template=case.template, started_at=started,
+        key=case.key,
+        suite=suite.name,
+        case_id=case.id,
+        category=case.category,
+        trial=job.trial,
+        instruction=case.prompt_text(),
+        prompt_sha256=case.prompt_sha256(),
+        offered_tools=names,
+        expected_tools=expected,
+        expected=[s.model_dump(mode="json") for s in case.expected],
+        retrieval_recall=recall,
+        harness_mode=policy.mode,
+        harness_assistance=assistance,
+        template=case.template,
+        started_at=started,
     )
     episode = Episode(case, offered, policy, suite.system_prompt, registry=registry)
     error = await _play(job, episode, model, config, fan)
@@ -290,7 +316,9 @@ async def run_job(job: Job, model: Model, policy: ModePolicy, config: RunConfig,
     return record
 
 
-async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan: Observers) -> ErrorInfo | None:
+async def _play(
+    job: Job, episode: Episode, model: Model, config: RunConfig, fan: Observers
+) -> ErrorInfo | None:
     case = job.case
     # The per-case folder is only a path: executors that write files create it. Creating and
     # removing a folder for every case would cost more than the whole harness loop.
@@ -307,7 +335,9 @@ async def _play(job: Job, episode: Episode, model: Model, config: RunConfig, fan
         except TimeoutError as exc:
             if not clock.expired():  # raised by a tool or a session, not by the case limit
                 episode.trace.stop_reason = "error"
-                return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc) or "timeout inside the case")
+                return ErrorInfo(
+                    type=f"internal:{type(exc).__name__}", message=str(exc) or "timeout inside the case"
+                )
             if clock.charged_to == "endpoint":
                 episode.trace.stop_reason = "error"
                 return ErrorInfo(type=CASE_TIMEOUT, message=clock.message())
@@ -343,7 +373,9 @@ def _snapshot(session: Any) -> dict[str, Any] | None:
         return None
 
 
-async def score_case(scorers: dict[str, Any], case: Case, trace: Trace) -> tuple[dict[str, Verdict], ErrorInfo | None]:
+async def score_case(
+    scorers: dict[str, Any], case: Case, trace: Trace
+) -> tuple[dict[str, Verdict], ErrorInfo | None]:
     """Apply every scorer; a crashing scorer makes an error record (a bug), never a model failure."""
     verdicts: dict[str, Verdict] = {}
     for name, scorer in scorers.items():

@@ -108,7 +108,8 @@ class ResponseCache:
         data = turn.model_dump_json(exclude={"cached"})
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, provider, model, created, turn) VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO responses (key, provider, model, created, turn) "
+                "VALUES (?, ?, ?, ?, ?)",
                 (key, provider, model, time.time(), data),
             )
 

@@ -106,7 +106,10 @@ class EndpointWaits(Protocol):
         """The case starts waiting on the endpoint; may raise if the case has no time left."""
 
     def note(self, what: str) -> None:
-        """What the case waits for now: ``request``, ``retry backoff``, ``rate limiter or connection slot``."""
+        """What the case waits for now.
+
+        One of ``request``, ``retry backoff``, ``rate limiter or connection slot``.
+        """
 
     def end(self) -> None:
         """The wait is over (an answer, or an error that propagates)."""
@@ -158,7 +161,9 @@ class Model:
         self._rng = rng or random.Random()
 
     @classmethod
-    def from_config(cls, provider: Provider, config: Any, settings: GenerationSettings | None = None) -> Model:
+    def from_config(
+        cls, provider: Provider, config: Any, settings: GenerationSettings | None = None
+    ) -> Model:
         """Build from a run configuration with ``max_retries``, ``rpm``, ``cache``... attributes."""
         options = options_from_config(config)
         cache = ResponseCache(options.cache_path) if options.use_cache and provider.needs_network else None
@@ -228,8 +233,14 @@ class Model:
             return await self._timed(self.provider.generate(messages, tools, settings))
         key = None
         cacheable = getattr(self.provider, "cacheable", None)
-        if self.cache is not None and settings.temperature == 0 and (cacheable is None or cacheable(settings)):
-            key = cache_key(self.provider.describe(), messages, tools, settings, self.salt if salt is None else salt)
+        if (
+            self.cache is not None
+            and settings.temperature == 0
+            and (cacheable is None or cacheable(settings))
+        ):
+            key = cache_key(
+                self.provider.describe(), messages, tools, settings, self.salt if salt is None else salt
+            )
             hit = self.cache.get(key)
             if hit is not None:
                 self.counters["cache_hits"] += 1
@@ -248,7 +259,10 @@ class Model:
         return turn
 
     async def _with_retries(
-        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings,
+        self,
+        messages: list[Message],
+        tools: list[ToolContract],
+        settings: GenerationSettings,
         waits: EndpointWaits | None,
     ) -> ModelTurn:
         policy, started, retries = self.options.retry, time.monotonic(), 0
@@ -277,7 +291,10 @@ class Model:
                 raise
 
     async def _attempt(
-        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings,
+        self,
+        messages: list[Message],
+        tools: list[ToolContract],
+        settings: GenerationSettings,
         waits: EndpointWaits | None,
     ) -> ModelTurn:
         limiter = limiter_for(self.provider.connection_key(), self.options.limits)
@@ -334,9 +351,15 @@ def options_from_config(config: Any) -> ModelOptions:
     )
     cache_path = pick("cache_path", None)
     request_timeout = pick("request_timeout_s", default.request_timeout_s)
-    if isinstance(request_timeout, bool) or not isinstance(request_timeout, (int, float)) or request_timeout <= 0:
-        raise ConfigError(f"request_timeout_s (--request-timeout) must be a positive number of seconds, "
-                          f"got {request_timeout!r}")
+    if (
+        isinstance(request_timeout, bool)
+        or not isinstance(request_timeout, (int, float))
+        or request_timeout <= 0
+    ):
+        raise ConfigError(
+            f"request_timeout_s (--request-timeout) must be a positive number of seconds, "
+            f"got {request_timeout!r}"
+        )
     return ModelOptions(
         retry=retry,
         limits=limits,

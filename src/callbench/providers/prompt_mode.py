@@ -35,8 +35,10 @@ Tools (JSON Schema of the arguments):
 def tools_prompt(tools: list[ToolContract]) -> str:
     """The system-prompt section describing the tools."""
     lines = [
-        json.dumps({"name": t.name, "description": t.description, "parameters": t.provider_schema()},
-                   ensure_ascii=False)
+        json.dumps(
+            {"name": t.name, "description": t.description, "parameters": t.provider_schema()},
+            ensure_ascii=False,
+        )
         for t in tools
     ]
     return INSTRUCTIONS.format(tools="\n".join(lines))
@@ -44,13 +46,18 @@ def tools_prompt(tools: list[ToolContract]) -> str:
 
 def to_text_messages(messages: list[Message], tools: list[ToolContract]) -> list[Message]:
     """Rewrite a native-tools conversation as plain text turns."""
-    system = "\n\n".join([m.content for m in messages if m.role == "system"] + ([tools_prompt(tools)] if tools else []))
+    system = "\n\n".join(
+        [m.content for m in messages if m.role == "system"] + ([tools_prompt(tools)] if tools else [])
+    )
     out = [Message.system(system)] if system else []
     for message in messages:
         if message.role == "system":
             continue
         if message.role == "tool":
-            text = f"<tool_response name={message.name!r} id={message.tool_call_id!r}>\n{message.content}\n</tool_response>"
+            text = (
+                f"<tool_response name={message.name!r} id={message.tool_call_id!r}>\n"
+                f"{message.content}\n</tool_response>"
+            )
             if out and out[-1].role == "user" and out[-1].content.startswith("<tool_response"):
                 out[-1] = Message.user(out[-1].content + "\n" + text)
             else:
@@ -118,5 +125,7 @@ def make_provider(spec: str) -> PromptProvider:
 
     name, _, rest = spec.partition(":")
     if not name:
-        raise ConfigError("prompt: needs a model string: prompt:<provider>:<model>, e.g. prompt:openai:gpt-4o-mini")
+        raise ConfigError(
+            "prompt: needs a model string: prompt:<provider>:<model>, e.g. prompt:openai:gpt-4o-mini"
+        )
     return PromptProvider(catalog().providers.get(name)(rest))

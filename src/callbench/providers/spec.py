@@ -50,7 +50,8 @@ def parse_spec(spec: str, known_options: set[str]) -> ModelSpec:
     unknown = sorted(set(options) - known_options)
     if unknown:
         raise ConfigError(
-            f"model string {spec!r}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known_options))}"
+            f"model string {spec!r}: unknown option(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known_options))}"
         )
     match = _URL_AT.search(body)
     model, base_url = (body[: match.start()], body[match.start() + 1 :]) if match else (body, None)

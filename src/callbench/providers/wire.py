@@ -32,7 +32,9 @@ _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 # Statuses worth retrying besides 5xx: request timeout, conflict, too early, rate limit.
 _RETRY_STATUSES = {408, 409, 425, 429}
 _CONTEXT_LIMIT = re.compile(
-    r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens|input is too long", re.IGNORECASE
+    r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens"
+    r"|input is too long",
+    re.IGNORECASE,
 )
 _FIX_HINTS = {
     400: "the request was rejected: check model options (unsupported parameter, tool schema, context length)",
@@ -184,9 +186,13 @@ def error_for_status(status: int, body: str, headers: Mapping[str, str], where: 
         wait = retry_after_seconds(headers.get("retry-after"))
         return TransientProviderError(f"{prefix}: {detail}", retry_after=wait)
     if status in (400, 413, 422) and _CONTEXT_LIMIT.search(detail):
-        return ContextLengthError(f"{prefix}: the conversation does not fit the model's context window ({detail})")
+        return ContextLengthError(
+            f"{prefix}: the conversation does not fit the model's context window ({detail})"
+        )
     hint = _FIX_HINTS.get(status, "the request was refused: check the model string and options")
-    hint = hint.format(key_env=where.key_env or "no key configured", model=where.model, base_url=where.base_url)
+    hint = hint.format(
+        key_env=where.key_env or "no key configured", model=where.model, base_url=where.base_url
+    )
     return FatalProviderError(f"{prefix}: {hint} ({detail})")
 
 
@@ -212,12 +218,18 @@ async def post_json(
     """POST ``payload`` and return the decoded JSON object, or raise a ``ProviderError``."""
     data = json.dumps(payload, ensure_ascii=False).encode()
     try:
-        async with session.post(url, data=data, headers={"Content-Type": "application/json", **headers},
-                                timeout=aiohttp.ClientTimeout(total=timeout_s)) as response:
+        async with session.post(
+            url,
+            data=data,
+            headers={"Content-Type": "application/json", **headers},
+            timeout=aiohttp.ClientTimeout(total=timeout_s),
+        ) as response:
             status, raw = response.status, await response.read()
             response_headers = response.headers
     except TimeoutError:
-        raise TransientProviderError(f"{where.provider}: request to {url} timed out after {timeout_s:g}s") from None
+        raise TransientProviderError(
+            f"{where.provider}: request to {url} timed out after {timeout_s:g}s"
+        ) from None
     except aiohttp.ClientPayloadError:
         raise TransientProviderError(f"{where.provider}: truncated response body") from None
     except (aiohttp.ClientError, OSError) as exc:
@@ -228,7 +240,9 @@ async def post_json(
     try:
         body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise TransientProviderError(f"{where.provider}: truncated or invalid JSON body ({len(raw)} bytes)") from None
+        raise TransientProviderError(
+            f"{where.provider}: truncated or invalid JSON body ({len(raw)} bytes)"
+        ) from None
     if not isinstance(body, dict):
         raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
     return body
@@ -254,7 +268,9 @@ class ClientHolder:
             connector = aiohttp.TCPConnector(limit=self._pool_size, ttl_dns_cache=300)
             # Reading proxy settings and .netrc on every request costs ~0.15 ms of CPU; only pay it
             # when a proxy is configured.
-            self._session = aiohttp.ClientSession(connector=connector, trust_env=bool(urllib.request.getproxies()))
+            self._session = aiohttp.ClientSession(
+                connector=connector, trust_env=bool(urllib.request.getproxies())
+            )
             self._loop = loop
         return self._session
 

@@ -42,7 +42,10 @@ class Mismatch:
         if self.code == "argument_missing":
             return f"parameter '{self.path}' is missing (expected {_short(self.expected)})"
         if self.code == "unresolved_reference":
-            return f"parameter '{self.path}': reference {_short(self.expected)} did not resolve to an earlier result"
+            return (
+                f"parameter '{self.path}': reference {_short(self.expected)} "
+                "did not resolve to an earlier result"
+            )
         return f"parameter '{self.path}' expected {_short(self.expected)}, received {_short(self.actual)}"
 
 
@@ -57,9 +60,16 @@ class MatchContext:
     """Diagnostics: default omissions, alternative keys used, references not verified."""
 
 
-def match_arguments(expected: dict[str, Any], actual: dict[str, Any] | None, ctx: MatchContext,
-                    alternative_keys: dict[str, list[list[str]]] | None = None) -> list[Mismatch]:
-    """Match a call's argument object; ``alternative_keys`` (completion tier) may stand in for missing keys."""
+def match_arguments(
+    expected: dict[str, Any],
+    actual: dict[str, Any] | None,
+    ctx: MatchContext,
+    alternative_keys: dict[str, list[list[str]]] | None = None,
+) -> list[Mismatch]:
+    """Match a call's argument object.
+
+    ``alternative_keys`` (completion tier) may stand in for missing keys.
+    """
     if actual is None:
         return [Mismatch("$", "argument_mismatch", expected, "<unparsable arguments>")]
     return _match_object(expected, actual, ctx, "", alternative_keys or {})
@@ -74,7 +84,11 @@ def match_value(expected: Any, actual: Any, ctx: MatchContext, path: str = "$") 
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return [Mismatch(path, "argument_mismatch", expected, actual)]
-        return [m for i, (e, a) in enumerate(zip(expected, actual)) for m in match_value(e, a, ctx, f"{path}[{i}]")]
+        return [
+            m
+            for i, (e, a) in enumerate(zip(expected, actual, strict=False))
+            for m in match_value(e, a, ctx, f"{path}[{i}]")
+        ]
     return [] if scalars_equal(expected, actual) else [Mismatch(path, "argument_mismatch", expected, actual)]
 
 
@@ -100,8 +114,13 @@ def _match_dict(expected: dict[str, Any], actual: Any, ctx: MatchContext, path: 
     return _match_object(expected, actual, ctx, path, {})
 
 
-def _match_object(expected: dict[str, Any], actual: dict[str, Any], ctx: MatchContext, path: str,
-                  alternative_keys: dict[str, list[list[str]]]) -> list[Mismatch]:
+def _match_object(
+    expected: dict[str, Any],
+    actual: dict[str, Any],
+    ctx: MatchContext,
+    path: str,
+    alternative_keys: dict[str, list[list[str]]],
+) -> list[Mismatch]:
     if "$one_of" in expected and len(expected) == 1 and not path:
         return _match_alternatives(expected["$one_of"], actual, ctx, "$")
     out: list[Mismatch] = []
@@ -119,8 +138,9 @@ def _match_object(expected: dict[str, Any], actual: dict[str, Any], ctx: MatchCo
     return out
 
 
-def _match_alternative_key(key: str, expected: Any, actual: dict[str, Any], options: list[list[str]],
-                           ctx: MatchContext, path: str) -> list[Mismatch] | None:
+def _match_alternative_key(
+    key: str, expected: Any, actual: dict[str, Any], options: list[list[str]], ctx: MatchContext, path: str
+) -> list[Mismatch] | None:
     """A documented alternative key set stands in for a missing key. None/[] = satisfied.
 
     A single alternative key is compared by value; a wrong value there is an ``argument_mismatch``
@@ -187,8 +207,9 @@ def scalars_equal(expected: Any, actual: Any) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
     if isinstance(expected, (int, float)):
-        return isinstance(actual, (int, float)) and math.isclose(float(expected), float(actual), rel_tol=1e-9,
-                                                                 abs_tol=1e-12)
+        return isinstance(actual, (int, float)) and math.isclose(
+            float(expected), float(actual), rel_tol=1e-9, abs_tol=1e-12
+        )
     if isinstance(expected, str):
         return isinstance(actual, str) and normalise_string(expected) == normalise_string(actual)
     return expected == actual

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 from typing import Any
 
@@ -47,11 +46,19 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     return _validator_for(canonical_json(schema))
 
 
-def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[str]:
-    """Validate ``arguments`` against ``schema``; return messages like ``$.x is required`` (empty if valid)."""
+def validate_arguments(
+    schema: dict[str, Any], arguments: Any, validator: Draft202012Validator | None = None
+) -> list[str]:
+    """Validate ``arguments`` against ``schema``.
+
+    Returns messages like ``$.x is required`` (empty if valid).
+    """
     if not isinstance(arguments, dict):
         return [f"$ must be an object, got {type(arguments).__name__}"]
-    errors = sorted(validator_for(schema).iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(
+        (validator or validator_for(schema)).iter_errors(arguments),
+        key=lambda e: list(map(str, e.absolute_path)),
+    )
     return [_message(error) for error in errors]
 
 
@@ -63,7 +70,9 @@ def _message(error: Any) -> str:
         if extra and not pattern_keys:
             return "; ".join(f"{path}.{key} is not allowed" for key in extra)
     if error.validator == "required":
-        missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+        missing = [
+            k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance
+        ]
         if missing:
             return "; ".join(f"{path}.{key} is required" for key in missing)
     return f"{path}: {error.message}"

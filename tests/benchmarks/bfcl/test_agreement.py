@@ -38,8 +38,13 @@ def reference_verdicts(python: Path, rows: list[dict], folder: Path) -> dict[str
     source, target = folder / "in.jsonl", folder / "out.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(folder / "bfcl-root")}
-    subprocess.run([str(python), str(Path(__file__).parent / "bfcl_reference.py"), MODEL,
-                    str(source), str(target)], check=True, env=env, capture_output=True, text=True)
+    subprocess.run(
+        [str(python), str(Path(__file__).parent / "bfcl_reference.py"), MODEL, str(source), str(target)],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return {item["key"]: item for item in map(json.loads, target.read_text().splitlines())}
 
 
@@ -59,7 +64,9 @@ def test_faithful_mode_agrees_with_bfcl(outputs, bfcl_folder):
     options = BfclOptions(underscore_to_dot=True)
     mismatches = []
     for row in rows:
-        ours = judge_entry(row["category"], entries[row["id"]]["function"], row["result"], answers.get(row["id"]), options)
+        ours = judge_entry(
+            row["category"], entries[row["id"]]["function"], row["result"], answers.get(row["id"]), options
+        )
         ref = theirs[row["key"]]
         same = _normalise(ours.valid, ours.error_type) == _normalise(ref["valid"], ref["error_type"])
         if not same and row["key"] not in KNOWN_DEFECTS:
@@ -84,13 +91,20 @@ def test_multi_turn_checker_agrees_with_bfcl(outputs, bfcl_folder):
 
 
 def test_model_registry_matches_bfcl(reference_python, tmp_path):
-    """The name convention and FC flag callbench reads from bfcl-eval's source equal BFCL's own config objects."""
+    """The name convention and FC flag callbench reads from bfcl-eval's source.
+
+    They equal BFCL's own config objects.
+    """
     from callbench.benchmarks.bfcl.models import registered_models
 
-    code = ("import json; from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING as M; "
-            "print(json.dumps({k: [v.is_fc_model, v.underscore_to_dot] for k, v in M.items()}))")
+    code = (
+        "import json; from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING as M; "
+        "print(json.dumps({k: [v.is_fc_model, v.underscore_to_dot] for k, v in M.items()}))"
+    )
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)}
-    done = subprocess.run([str(reference_python), "-c", code], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [str(reference_python), "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     ours = {name: [info.is_fc_model, info.underscore_to_dot] for name, info in registered_models().items()}
     assert ours == theirs and len(ours) > 100

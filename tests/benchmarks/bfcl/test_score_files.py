@@ -16,7 +16,10 @@ RESULT = "BFCL_v4_simple_python_result.json"
 
 
 def _results(tmp_path, bfcl_folder):
-    """Three correct entries, one kept-dots call (wrong for this model), one free-text answer, one inference error."""
+    """Three correct entries, one kept-dots call (wrong for this model), one free-text answer.
+
+    Plus one inference error.
+    """
     entries = dotted_entries(bfcl_folder, "simple_python", 6)
     rows = gold_rows(entries[:3], underscored=True) + gold_rows(entries[3:4], underscored=False)
     rows.append({"id": entries[4]["id"], "result": "I would call a function here."})
@@ -28,10 +31,24 @@ def _results(tmp_path, bfcl_folder):
 def test_score_files_and_records_for_every_entry(tmp_path, bfcl_folder):
     ids = _results(tmp_path, bfcl_folder)
     out = tmp_path / "scores"
-    assert main(["bfcl", "score-results", str(tmp_path / "result"), "--data", str(bfcl_folder),
-                 "--score-dir", str(out)]) == 0
-    lines = [json.loads(line) for line in
-             (out / MODEL / "non_live" / "BFCL_v4_simple_python_score.json").read_text().splitlines()]
+    assert (
+        main(
+            [
+                "bfcl",
+                "score-results",
+                str(tmp_path / "result"),
+                "--data",
+                str(bfcl_folder),
+                "--score-dir",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    lines = [
+        json.loads(line)
+        for line in (out / MODEL / "non_live" / "BFCL_v4_simple_python_score.json").read_text().splitlines()
+    ]
     assert lines[0] == {"accuracy": 0.5, "correct_count": 3, "total_count": 6}
     failed = {line["id"]: line for line in lines[1:]}
     assert list(failed) == ids[3:]  # BFCL's score files list the failed entries only
@@ -46,7 +63,9 @@ def test_score_files_and_records_for_every_entry(tmp_path, bfcl_folder):
     assert records[ids[3]].verdicts["bfcl"].codes == ["simple_function_checker:wrong_func_name"]
     assert records[ids[3]].trace.calls[0].tool.count(".") >= 1  # the call as the model made it
     error = records[ids[5]]
-    assert error.status == "error" and error.error.type == "bfcl_inference_error"  # infrastructure, not the model
+    assert (
+        error.status == "error" and error.error.type == "bfcl_inference_error"
+    )  # infrastructure, not the model
     header = read_header(run)
     assert header.model == MODEL and header.options["bfcl"]["name_convention"]["underscore_to_dot"] is True
     assert header.options["bfcl"]["bfcl_eval_version"] == "2026.3.23"
@@ -58,12 +77,34 @@ def test_score_files_and_records_for_every_entry(tmp_path, bfcl_folder):
 
 
 def test_improved_score_files_name_the_fixes(tmp_path, bfcl_folder):
-    row = {"id": "live_multiple_964-207-0",
-           "result": [{"transfer_to_human_agent": json.dumps({"statement": "Can you tell me what is the minimum package arrival time?"})}]}
+    row = {
+        "id": "live_multiple_964-207-0",
+        "result": [
+            {
+                "transfer_to_human_agent": json.dumps(
+                    {"statement": "Can you tell me what is the minimum package arrival time?"}
+                )
+            }
+        ],
+    }
     write_result(tmp_path / "result" / MODEL / "live" / "BFCL_v4_live_multiple_result.json", [row])
     out = tmp_path / "scores"
-    assert main(["bfcl", "score-results", str(tmp_path / "result"), "--data", str(bfcl_folder),
-                 "--mode", "improved", "--score-dir", str(out)]) == 0
+    assert (
+        main(
+            [
+                "bfcl",
+                "score-results",
+                str(tmp_path / "result"),
+                "--data",
+                str(bfcl_folder),
+                "--mode",
+                "improved",
+                "--score-dir",
+                str(out),
+            ]
+        )
+        == 0
+    )
     record = read_records(out / MODEL)[0]
     details = record.verdicts["bfcl"].details["bfcl"]
     assert record.verdicts["bfcl"].passed and details["faithful_passed"] is False
@@ -74,8 +115,20 @@ def test_default_score_dir_sits_beside_the_result_dir(tmp_path, bfcl_folder):
     _results(tmp_path, bfcl_folder)
     assert main(["bfcl", "score-results", str(tmp_path / "result"), "--data", str(bfcl_folder)]) == 0
     assert (tmp_path / "score-callbench" / MODEL / "non_live" / "BFCL_v4_simple_python_score.json").is_file()
-    assert main(["bfcl", "score-results", str(tmp_path / "result" / MODEL), "--data", str(bfcl_folder),
-                 "--mode", "improved"]) == 0
+    assert (
+        main(
+            [
+                "bfcl",
+                "score-results",
+                str(tmp_path / "result" / MODEL),
+                "--data",
+                str(bfcl_folder),
+                "--mode",
+                "improved",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "score-callbench-improved" / MODEL / "records.jsonl").is_file()
 
 
@@ -83,10 +136,24 @@ def test_failed_entries_match_bfcl_score_files(tmp_path, bfcl_folder, reference_
     """Entry by entry, the failed ids and error types equal those of BFCL's own score files."""
     _results(tmp_path, bfcl_folder)
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path), "OPENAI_API_KEY": "unused"}
-    subprocess.run([str(reference_python.parent / "bfcl"), "evaluate", "--model", MODEL, "--test-category",
-                    "simple_python", "--partial-eval"], env=env, capture_output=True, text=True, check=True)
-    assert main(["bfcl", "score-results", str(tmp_path / "result"), "--score-dir",
-                 str(tmp_path / "ours")]) == 0
+    subprocess.run(
+        [
+            str(reference_python.parent / "bfcl"),
+            "evaluate",
+            "--model",
+            MODEL,
+            "--test-category",
+            "simple_python",
+            "--partial-eval",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert (
+        main(["bfcl", "score-results", str(tmp_path / "result"), "--score-dir", str(tmp_path / "ours")]) == 0
+    )
 
     def failures(root):
         path = next(root.rglob("BFCL_v4_simple_python_score.json"))
@@ -111,17 +178,37 @@ def test_mixed_outputs_agree_with_bfcl_evaluate_entry_by_entry(tmp_path, bfcl_fo
     chosen = [rows[zlib.crc32(entry_id.encode()) % len(rows)] for entry_id, rows in by_id.items()]
     for category in {row["category"] for row in chosen}:
         lines = [{"id": row["id"], "result": row["result"]} for row in chosen if row["category"] == category]
-        write_result(tmp_path / "result" / MODEL / group_of(category) / f"BFCL_v4_{category}_result.json", lines)
+        write_result(
+            tmp_path / "result" / MODEL / group_of(category) / f"BFCL_v4_{category}_result.json", lines
+        )
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path), "OPENAI_API_KEY": "unused"}
-    subprocess.run([str(reference_python.parent / "bfcl"), "evaluate", "--model", MODEL, "--test-category",
-                    "single_turn", "--partial-eval"], env=env, capture_output=True, text=True, check=True)
-    assert main(["bfcl", "score-results", str(tmp_path / "result"), "--score-dir", str(tmp_path / "ours")]) == 0
+    subprocess.run(
+        [
+            str(reference_python.parent / "bfcl"),
+            "evaluate",
+            "--model",
+            MODEL,
+            "--test-category",
+            "single_turn",
+            "--partial-eval",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert (
+        main(["bfcl", "score-results", str(tmp_path / "result"), "--score-dir", str(tmp_path / "ours")]) == 0
+    )
 
     def verdicts(root):
         out = {}
         for path in root.rglob("BFCL_v4_*_score.json"):
             lines = [json.loads(line) for line in path.read_text().splitlines()]
-            out[path.name] = (lines[0]["correct_count"], sorted((x["id"], x["error_type"]) for x in lines[1:]))
+            out[path.name] = (
+                lines[0]["correct_count"],
+                sorted((x["id"], x["error_type"]) for x in lines[1:]),
+            )
         return out
 
     theirs, ours = verdicts(tmp_path / "score" / MODEL), verdicts(tmp_path / "ours" / MODEL)

@@ -28,7 +28,10 @@ def cx_data() -> Path:
     if found is None and os.environ.get("CI"):
         pytest.fail("CodeXomics data missing in CI: expected ../shared/data/codexomics beside the clone")
     if found is None:
-        pytest.skip("CodeXomics data not found: set CALLBENCH_CODEXOMICS_DATA or place it at ../shared/data/codexomics")
+        pytest.skip(
+            "CodeXomics data not found: set CALLBENCH_CODEXOMICS_DATA "
+            "or place it at ../shared/data/codexomics"
+        )
     return found
 
 
@@ -36,8 +39,9 @@ def cx_data() -> Path:
 def imported(cx_data: Path):
     from callbench.benchmarks.codexomics.suite import import_codexomics
 
-    return import_codexomics([cx_data / "automatic_simple.json", cx_data / "automatic_complex.json"],
-                             cx_data / "tools_registry")
+    return import_codexomics(
+        [cx_data / "automatic_simple.json", cx_data / "automatic_complex.json"], cx_data / "tools_registry"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +82,9 @@ parameters:
     visible: {type: boolean}
   required: [track_name]
 """,
-    "navigation/get_track_status.yaml": "name: get_track_status\nparameters: {type: object, properties: {}}\n",
+    "navigation/get_track_status.yaml": (
+        "name: get_track_status\nparameters: {type: object, properties: {}}\n"
+    ),
     "navigation/close_tab.yaml": """name: close_tab
 parameters:
   anyOf: [{required: [tab_id]}, {required: [tab_index]}]
@@ -86,14 +92,19 @@ parameters:
     tab_id: {type: string}
     tab_index: {type: integer, minimum: 0}
 """,
-    "navigation/open_new_tab.yaml": "name: open_new_tab\nparameters: {type: object, properties: {}}\nreturns:\n  tab_id: 'string - id'\n",
+    "navigation/open_new_tab.yaml": (
+        "name: open_new_tab\nparameters: {type: object, properties: {}}\nreturns:\n  tab_id: 'string - id'\n"
+    ),
     "navigation/switch_to_tab.yaml": """name: switch_to_tab
 parameters:
   type: object
   properties:
     tab_id: {type: string, required: true}
 """,
-    "sequence/digest.yaml": "name: 'digest'\ndescription: 'cuts 5\\' ends'\nparameters:\n  properties:\n    enzymes: {type: array}\n",
+    "sequence/digest.yaml": (
+        "name: 'digest'\ndescription: 'cuts 5\\' ends'\n"
+        "parameters:\n  properties:\n    enzymes: {type: array}\n"
+    ),
     "export/export_fasta.yaml": """name: export_fasta
 parameters:
   type: object
@@ -107,30 +118,67 @@ MINI_SIMPLE = {
     "suite_id": "mini_simple",
     "case_count": 4,
     "cases": [
-        {"id": "nav_01", "category": "navigation", "instruction": "Go to 100-200.", "timeout": 15000,
-         "expectedResult": {"tool_name": "navigate_to_position", "parameters": {"start": 100, "end": 200}}},
-        {"id": "tab_01", "category": "ui", "instruction": "Open three tabs.",
-         "expectedResult": {"tool_name": "open_new_tab", "parameters": {}, "expectedTabsIncrease": 3}},
-        {"id": "export_01", "category": "export", "instruction": "Export FASTA to ./test_data/x.fa.",
-         "assertCallOnly": True,
-         "expectedResult": {"tool_name": "export_fasta",
-                            "parameters": {"filename": "./test_data/x.fa", "format": "fasta", "newKey": 3}}},
+        {
+            "id": "nav_01",
+            "category": "navigation",
+            "instruction": "Go to 100-200.",
+            "timeout": 15000,
+            "expectedResult": {"tool_name": "navigate_to_position", "parameters": {"start": 100, "end": 200}},
+        },
+        {
+            "id": "tab_01",
+            "category": "ui",
+            "instruction": "Open three tabs.",
+            "expectedResult": {"tool_name": "open_new_tab", "parameters": {}, "expectedTabsIncrease": 3},
+        },
+        {
+            "id": "export_01",
+            "category": "export",
+            "instruction": "Export FASTA to ./test_data/x.fa.",
+            "assertCallOnly": True,
+            "expectedResult": {
+                "tool_name": "export_fasta",
+                "parameters": {"filename": "./test_data/x.fa", "format": "fasta", "newKey": 3},
+            },
+        },
         {"id": "broken", "instruction": "No expected result."},
     ],
 }
 
 MINI_COMPLEX = [
-    {"id": "nav_01", "category": "track_control", "instruction": "Check, show GC, hide variants, check.",
-     "expectedResult": {"tool_sequence": ["get_track_status", "toggle_track", "toggle_track", "get_track_status"],
-                        "orderInsensitiveTools": ["toggle_track"],
-                        "parameters": [{}, {"track_name": "gc_content", "visible": True},
-                                       {"track_name": "variants", "visible": False}, {}]}},
-    {"id": "tabs_02", "category": "ui", "instruction": "Open a tab, switch to it, close it.",
-     "expectedResult": {"tool_sequence": ["open_new_tab", "switch_to_tab", "close_tab"],
-                        "parameters": [{}, {"tab_id": "{open_new_tab.tab_id}"}, {}]}},
-    {"id": "alt_03", "category": "navigation", "instruction": "Digest then go somewhere.",
-     "expectedResult": {"tool_sequence": ["digest", ["navigate_to_position", "no_such_tool"]],
-                        "parameters": [{"enzymes": ["EcoRI"]}, {}]}},
+    {
+        "id": "nav_01",
+        "category": "track_control",
+        "instruction": "Check, show GC, hide variants, check.",
+        "expectedResult": {
+            "tool_sequence": ["get_track_status", "toggle_track", "toggle_track", "get_track_status"],
+            "orderInsensitiveTools": ["toggle_track"],
+            "parameters": [
+                {},
+                {"track_name": "gc_content", "visible": True},
+                {"track_name": "variants", "visible": False},
+                {},
+            ],
+        },
+    },
+    {
+        "id": "tabs_02",
+        "category": "ui",
+        "instruction": "Open a tab, switch to it, close it.",
+        "expectedResult": {
+            "tool_sequence": ["open_new_tab", "switch_to_tab", "close_tab"],
+            "parameters": [{}, {"tab_id": "{open_new_tab.tab_id}"}, {}],
+        },
+    },
+    {
+        "id": "alt_03",
+        "category": "navigation",
+        "instruction": "Digest then go somewhere.",
+        "expectedResult": {
+            "tool_sequence": ["digest", ["navigate_to_position", "no_such_tool"]],
+            "parameters": [{"enzymes": ["EcoRI"]}, {}],
+        },
+    },
 ]
 
 

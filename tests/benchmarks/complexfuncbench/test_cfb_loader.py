@@ -18,7 +18,9 @@ def _line(**over):
 
 def _write(tmp_path: Path, rows: list) -> Path:
     path = tmp_path / "ComplexFuncBench.jsonl"
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8"
+    )
     return path
 
 
@@ -84,11 +86,25 @@ def test_broken_lines_are_reported_per_line_and_skipped(tmp_path):
     misaligned = _line(id="Hotels-3")
     misaligned["conversations"][2]["content"] = []  # one call, no response
     no_obs = _line(id="Hotels-4", conversations=good["conversations"][:2] + [good["conversations"][-1]])
-    rows = [good, "{not json", _line(id="Hotels"), misaligned, no_obs, _line(id="Attraction-0"),
-            _line(id="Flights-1", conversations=[{"role": "assistant", "content": "x"}]),
-            _line(id="Flights-2", functions=[{"description": "no name"}]),
-            _line(id="Flights-3", functions=[{"name": "f", "parameters": {"type": "object", "required": "x",
-                                                                          "properties": {"x": {"type": "str"}}}}])]
+    rows = [
+        good,
+        "{not json",
+        _line(id="Hotels"),
+        misaligned,
+        no_obs,
+        _line(id="Attraction-0"),
+        _line(id="Flights-1", conversations=[{"role": "assistant", "content": "x"}]),
+        _line(id="Flights-2", functions=[{"description": "no name"}]),
+        _line(
+            id="Flights-3",
+            functions=[
+                {
+                    "name": "f",
+                    "parameters": {"type": "object", "required": "x", "properties": {"x": {"type": "str"}}},
+                }
+            ],
+        ),
+    ]
     report = read_jsonl(_write(tmp_path, rows))
     assert [s.id for s in report.samples] == ["Attraction-0"]
     problems = report.problems
@@ -99,7 +115,9 @@ def test_broken_lines_are_reported_per_line_and_skipped(tmp_path):
     assert ":6:" in problems[4] and "already used on line 1" in problems[4]
     assert ":7:" in problems[5] and "at least the user query" in problems[5]
     assert ":8:" in problems[6] and "functions[0]" in problems[6]
-    assert problems[7].startswith("ComplexFuncBench.jsonl:9: functions[0] (f): invalid JSON Schema at required")
+    assert problems[7].startswith(
+        "ComplexFuncBench.jsonl:9: functions[0] (f): invalid JSON Schema at required"
+    )
 
 
 def test_strict_stops_at_first_bad_line_and_empty_file_is_an_error(tmp_path):
@@ -146,9 +164,14 @@ def test_a_schema_with_a_non_json_schema_type_is_repaired_and_reported_not_dropp
     report = read_jsonl(path)
     assert report.problems == [] and [s.id for s in report.samples] == ["Attraction-0"]
     assert report.repairs == [
-        f"ComplexFuncBench.jsonl:1: functions[0] ({name}): parameters/properties/max_price/type 'float' read as 'number'",
-        (f"ComplexFuncBench.jsonl:1: functions[0] ({name}): parameters/properties/note/type 'banana' is not a "
-         "JSON Schema type: dropped (any value accepted)"),
+        (
+            f"ComplexFuncBench.jsonl:1: functions[0] ({name}): parameters/properties/max_price/type 'float' "
+            "read as 'number'"
+        ),
+        (
+            f"ComplexFuncBench.jsonl:1: functions[0] ({name}): parameters/properties/note/type 'banana' "
+            "is not a JSON Schema type: dropped (any value accepted)"
+        ),
     ]
     suite = load_suite("complexfuncbench", SuiteOptions(data=path))
     assert suite.metadata["load_repairs"] == report.repairs

@@ -1,4 +1,7 @@
-"""The genomics suites: size, coverage, DSL features, grounded instructions, retrieval, oracle in every tier."""
+"""The genomics suites.
+
+Size, coverage, DSL features, grounded instructions, retrieval, oracle in every tier.
+"""
 
 from __future__ import annotations
 
@@ -60,10 +63,15 @@ def test_instructions_determine_expected_arguments(suite_all: Suite) -> None:
 
 
 def test_grounding_check_catches_invented_values(suite_all: Suite) -> None:
-    case = Case(id="x", instruction="Take me to position 100000 and hide the track.", expected=[
-        {"tool": "navigate_to_position", "arguments": {"position": 100000, "chromosome": "pSYN1"}},
-        {"tool": "zoom_in", "arguments": {"factor": {"$default": 3}}},
-        {"tool": "toggle_track", "arguments": {"trackName": "genes", "visible": True}}])
+    case = Case(
+        id="x",
+        instruction="Take me to position 100000 and hide the track.",
+        expected=[
+            {"tool": "navigate_to_position", "arguments": {"position": 100000, "chromosome": "pSYN1"}},
+            {"tool": "zoom_in", "arguments": {"factor": {"$default": 3}}},
+            {"tool": "toggle_track", "arguments": {"trackName": "genes", "visible": True}},
+        ],
+    )
     problems = ungrounded(case, suite_all.registry)
     assert any("'pSYN1' is not stated" in p for p in problems)
     assert any("not the schema default" in p for p in problems)
@@ -93,8 +101,11 @@ def test_suite_wiring(suite_simple: Suite) -> None:
 
 def test_oracle_passes_every_case_in_every_tier(tmp_path: Path) -> None:
     result = api.run("genomics", model="oracle", tier=ALL_SCORERS, out_dir=tmp_path / "run")
-    failures = {r.case_id: {k: v.rationale for k, v in r.verdicts.items() if not v.passed}
-                for r in result.records if r.error or not all(v.passed for v in r.verdicts.values())}
+    failures = {
+        r.case_id: {k: v.rationale for k, v in r.verdicts.items() if not v.passed}
+        for r in result.records
+        if r.error or not all(v.passed for v in r.verdicts.values())
+    }
     assert failures == {}
     assert len(result.records) >= 172
     executed = [c for r in result.records for c in r.trace.calls]
@@ -105,7 +116,12 @@ def test_oracle_passes_every_case_in_every_tier(tmp_path: Path) -> None:
 
 def test_oracle_passes_with_the_contract_executor(tmp_path: Path) -> None:
     """The contract tier runs without executing anything: synthetic results from the result schemas."""
-    result = api.run("genomics-complex", model="oracle", tier=ALL_SCORERS[:3], executor="contract",
-                     out_dir=tmp_path / "run")
+    result = api.run(
+        "genomics-complex",
+        model="oracle",
+        tier=ALL_SCORERS[:3],
+        executor="contract",
+        out_dir=tmp_path / "run",
+    )
     assert all(all(v.passed for v in r.verdicts.values()) for r in result.records)
     assert all(r.trace.final_state is None for r in result.records)

@@ -1,4 +1,7 @@
-"""Tool defects found in review: BLAST strands, GenBank round trip, overlapping edits, primer Tm conditions."""
+"""Tool defects found in review.
+
+BLAST strands, GenBank round trip, overlapping edits, primer Tm conditions.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +30,9 @@ def test_blastn_finds_a_reverse_complement_query_on_the_minus_strand(ws: Workspa
 
 def test_blastn_reports_the_plus_strand_for_a_forward_query(ws: Workspace) -> None:
     T["blast_create_db_from_genome"](ws, dbName="syn_nt")
-    best = T["blast_search_local"](ws, sequence=ws.subseq("SYN01", 35955, 36400), database="syn_nt")["hits"][0]
+    best = T["blast_search_local"](ws, sequence=ws.subseq("SYN01", 35955, 36400), database="syn_nt")["hits"][
+        0
+    ]
     assert best["subjectStart"] == 35955 and best["strand"] == "plus"
 
 
@@ -52,8 +57,15 @@ def test_tabular_export_writes_minus_strand_hits_end_first(ws: Workspace) -> Non
 # -- exported GenBank keeps the qualifiers -------------------------------------------------------------
 def test_genbank_export_then_reload_keeps_gene_names_and_qualifiers(ws: Workspace) -> None:
     before = {(f["type"], f["start"], f["end"]): f for f in ws.base_features}
-    T["create_annotation"](ws, name="probe_site_1", chromosome="SYN01", start=50000, end=50060,
-                           type="misc_feature", description="capture probe")
+    T["create_annotation"](
+        ws,
+        name="probe_site_1",
+        chromosome="SYN01",
+        start=50000,
+        end=50060,
+        type="misc_feature",
+        description="capture probe",
+    )
     path = T["export_genbank_format"](ws, filename="exports/round.gbk")["filePath"]
     T["load_genome_file"](ws, filePath=path)
     after = {(f["type"], f["start"], f["end"]): f for f in ws.base_features}
@@ -98,16 +110,23 @@ def test_separate_edits_apply_in_original_coordinates_in_either_order(ws: Worksp
 @pytest.mark.parametrize("delete_first", [True, False])
 def test_edits_touching_a_deleted_range_are_not_overlaps(ws: Workspace, delete_first: bool) -> None:
     seq = ws.sequences["SYN01"]
-    inserts = [("insert_sequence", {"position": 50, "sequence": "AAA"}),
-               ("insert_sequence", {"position": 61, "sequence": "CCC"})]
+    inserts = [
+        ("insert_sequence", {"position": 50, "sequence": "AAA"}),
+        ("insert_sequence", {"position": 61, "sequence": "CCC"}),
+    ]
     out = _apply(ws, [DELETE_50_60, *inserts] if delete_first else [*inserts, DELETE_50_60])
     assert out == seq[:49] + "AAA" + "CCC" + seq[60:]
 
 
 def test_insertions_at_one_position_keep_their_queue_order(ws: Workspace) -> None:
     seq = ws.sequences["SYN01"]
-    out = _apply(ws, [("insert_sequence", {"position": 100, "sequence": "AAA"}),
-                      ("insert_sequence", {"position": 100, "sequence": "CCC"})])
+    out = _apply(
+        ws,
+        [
+            ("insert_sequence", {"position": 100, "sequence": "AAA"}),
+            ("insert_sequence", {"position": 100, "sequence": "CCC"}),
+        ],
+    )
     assert out == seq[:99] + "AAACCC" + seq[99:]
 
 
@@ -149,7 +168,9 @@ def test_every_tm_states_its_conditions(ws: Workspace) -> None:
     saved = T["save_primer"](ws, name="p", sequence=PRIMER)
     for result in (pair, props, saved):
         assert {k: result["tmConditions"][k] for k in conditions} == conditions
-    assert props["tm"] == round(primer3.calc_tm(PRIMER, mv_conc=50, dv_conc=1.5, dntp_conc=0.6, dna_conc=50), 2)
+    assert props["tm"] == round(
+        primer3.calc_tm(PRIMER, mv_conc=50, dv_conc=1.5, dntp_conc=0.6, dna_conc=50), 2
+    )
     for name in ("design_primers", "calculate_primer_properties", "save_primer"):
         description = SPECS[name].description
         assert all(text in description for text in ("50 mM", "1.5 mM Mg", "0.6 mM dNTP", "50 nM")), name
@@ -157,5 +178,7 @@ def test_every_tm_states_its_conditions(ws: Workspace) -> None:
 
 def test_primer_properties_follow_the_conditions_asked_for(ws: Workspace) -> None:
     props = T["calculate_primer_properties"](ws, sequence=PRIMER, naConc=100, primerConc=250)
-    assert props["tm"] == round(primer3.calc_tm(PRIMER, mv_conc=100, dv_conc=1.5, dntp_conc=0.6, dna_conc=250), 2)
+    assert props["tm"] == round(
+        primer3.calc_tm(PRIMER, mv_conc=100, dv_conc=1.5, dntp_conc=0.6, dna_conc=250), 2
+    )
     assert props["tmConditions"]["monovalentMm"] == 100 and props["tmConditions"]["oligoNm"] == 250

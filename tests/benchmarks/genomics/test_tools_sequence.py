@@ -81,7 +81,9 @@ def test_codon_usage(ws: Workspace) -> None:
     usage = T["codon_usage_analysis"](ws, sequence="ATGGCTGCTGCTAAATAA")
     assert usage["codons"] == 6 and usage["usage"]["GCT"] == 0.5
     genome = T["genome_codon_usage_analysis"](ws, topN=5)
-    assert genome["genes"] == sum(1 for f in ws.base_features if f["type"] == "CDS") and len(genome["top"]) == 5
+    assert (
+        genome["genes"] == sum(1 for f in ws.base_features if f["type"] == "CDS") and len(genome["top"]) == 5
+    )
 
 
 def test_protein_properties_match_biopython(ws: Workspace) -> None:
@@ -110,7 +112,9 @@ def test_digest_fragments_cover_the_region(ws: Workspace) -> None:
     digest = T["virtual_digest"](ws, enzymes=["EcoRI", "HindIII"], chromosome="SYN01", start=20000, end=30000)
     assert sum(digest["fragments"]) == 10001
     assert digest["fragmentCount"] == len(digest["cutPositions"]) + 1
-    circular = T["virtual_digest"](ws, enzymes=["EcoRI"], chromosome="pSYN1", start=1, end=6000, circular=True)
+    circular = T["virtual_digest"](
+        ws, enzymes=["EcoRI"], chromosome="pSYN1", start=1, end=6000, circular=True
+    )
     n_sites = len(Restriction.EcoRI.search(Seq(ws.sequences["pSYN1"]), linear=False))
     assert sum(circular["fragments"]) == 6000 and circular["fragmentCount"] == n_sites
 
@@ -126,18 +130,21 @@ def test_gel_orders_bands_by_size(ws: Workspace) -> None:
 
 
 def test_enzyme_listing_filters(ws: Workspace) -> None:
-    listed = T["list_restriction_enzymes"](ws, query="Eco", minRecognitionLength=6, commercialOnly=True, limit=500)
+    listed = T["list_restriction_enzymes"](
+        ws, query="Eco", minRecognitionLength=6, commercialOnly=True, limit=500
+    )
     names = [e["name"] for e in listed["enzymes"]]
     assert "EcoRI" in names and all(n.startswith("Eco") for n in names)
     assert all(len(e["site"]) >= 6 for e in listed["enzymes"])
 
 
 def test_primer_design_amplifies_the_target(ws: Workspace) -> None:
-    pair = T["design_primers"](ws, chromosome="SYN01", targetStart=30100, targetEnd=30400, productMinSize=400,
-                               productMaxSize=800)
+    pair = T["design_primers"](
+        ws, chromosome="SYN01", targetStart=30100, targetEnd=30400, productMinSize=400, productMaxSize=800
+    )
     fwd, rev = pair["forward"], pair["reverse"]
     genome = ws.sequences["SYN01"]
-    assert genome[fwd["genomicStart"] - 1:fwd["genomicStart"] - 1 + fwd["length"]] == fwd["sequence"]
+    assert genome[fwd["genomicStart"] - 1 : fwd["genomicStart"] - 1 + fwd["length"]] == fwd["sequence"]
     assert fwd["genomicStart"] < 30100 and rev["genomicStart"] > 30400
     assert 400 <= pair["productSize"] <= 800
     assert abs(fwd["tm"] - primer3.calc_tm(fwd["sequence"])) < 0.5
@@ -145,7 +152,8 @@ def test_primer_design_amplifies_the_target(ws: Workspace) -> None:
 
 def test_primer_properties_and_binding_sites(ws: Workspace) -> None:
     props = T["calculate_primer_properties"](ws, sequence="AGCGGATAACAATTTCACACAGGA")
-    # Defaults: primer3's (50 mM monovalent cations, 1.5 mM Mg2+, 0.6 mM dNTPs, 50 nM primer), as design_primers.
+    # Defaults: primer3's (50 mM monovalent cations, 1.5 mM Mg2+, 0.6 mM dNTPs, 50 nM primer),
+    # as design_primers.
     assert props["tm"] == round(primer3.calc_tm("AGCGGATAACAATTTCACACAGGA", mv_conc=50, dna_conc=50), 2)
     assert props["length"] == 24
     probe = ws.subseq("SYN01", 30010, 30033)
@@ -153,7 +161,9 @@ def test_primer_properties_and_binding_sites(ws: Workspace) -> None:
     assert exact["sites"][0]["start"] == 30010 and exact["specific"]
     mutated = probe[:5] + ("A" if probe[5] != "A" else "C") + probe[6:]
     assert T["find_primer_binding_sites"](ws, sequence=mutated)["count"] == 0
-    assert T["find_primer_binding_sites"](ws, sequence=mutated, maxMismatches=1)["sites"][0]["mismatches"] == 1
+    assert (
+        T["find_primer_binding_sites"](ws, sequence=mutated, maxMismatches=1)["sites"][0]["mismatches"] == 1
+    )
     antisense = str(Seq(probe).reverse_complement())
     assert T["find_primer_binding_sites"](ws, sequence=antisense)["sites"][0]["strand"] == "-"
     dimer = T["check_primer_dimer"](ws, primer1="AGCGGATAACAATTTCACACAGG", primer2="CCTGTGTGAAATTGTTATCCGCT")
@@ -164,5 +174,6 @@ def test_tandem_repeats_recover_the_planted_rep_elements(ws: Workspace) -> None:
     found = T["find_repeats"](ws, chromosome="SYN01", minCopies=3)["repeats"]
     planted = [f for f in ws.base_features if f["type"] == "repeat_region"]
     for rep in planted:  # the reported copy may be a rotation shifted by a few bases
-        assert any(abs(h["start"] - rep["start"]) <= 3 and h["copies"] == 3 and len(h["unit"]) == 34
-                   for h in found), rep
+        assert any(
+            abs(h["start"] - rep["start"]) <= 3 and h["copies"] == 3 and len(h["unit"]) == 34 for h in found
+        ), rep

@@ -2,7 +2,8 @@
 
 Single-turn categories are judged by :mod:`callbench.benchmarks.bfcl.entry` in faithful mode
 (verdict parity with bfcl-eval) or improved mode (recorded, never pooled: the verdict details
-carry the faithful verdict too, so :func:`callbench.benchmarks.bfcl.aggregate.differences` can list the entries that differ).
+carry the faithful verdict too, so :func:`callbench.benchmarks.bfcl.aggregate.differences` can
+list the entries that differ).
 Multi-turn categories are judged by :mod:`callbench.benchmarks.bfcl.multi_turn_checks`.
 """
 
@@ -29,7 +30,9 @@ MULTI_TURN_PREFIX = "multi_turn"
 def options_from(settings: dict[str, Any] | None) -> BfclOptions:
     """BfclOptions from a suite's ``metadata["bfcl"]`` settings."""
     settings = dict(settings or {})
-    known = {key: settings[key] for key in ("mode", "underscore_to_dot", *IMPROVED_SWITCHES) if key in settings}
+    known = {
+        key: settings[key] for key in ("mode", "underscore_to_dot", *IMPROVED_SWITCHES) if key in settings
+    }
     return BfclOptions(**known)
 
 
@@ -46,8 +49,12 @@ class BfclScorer(Scorer):
         """Judge one case from its trace."""
         meta = case.metadata.get("bfcl")
         if not meta:
-            return Verdict(scorer=self.name, passed=False, rationale="not a BFCL case",
-                           reasons=[Reason(code="not_bfcl", message="case has no metadata['bfcl']")])
+            return Verdict(
+                scorer=self.name,
+                passed=False,
+                rationale="not a BFCL case",
+                reasons=[Reason(code="not_bfcl", message="case has no metadata['bfcl']")],
+            )
         category = meta["category"]
         if category.startswith(MULTI_TURN_PREFIX):
             from callbench.benchmarks.bfcl.multi_turn_checks import score_multi_turn
@@ -57,16 +64,23 @@ class BfclScorer(Scorer):
         result = fc_result_from_trace(trace, docs, self.options.underscore_to_dot)
         return self.judge(category, docs, result, meta.get("ground_truth"), entry_id=case.id)
 
-    def judge(self, category: str, docs: list[dict], result: Any, truth: Any, entry_id: str | None = None) -> Verdict:
+    def judge(
+        self, category: str, docs: list[dict], result: Any, truth: Any, entry_id: str | None = None
+    ) -> Verdict:
         """Judge a stored FC result."""
         fixes: list[str] = []
         chosen = judge_entry(category, docs, result, truth, self.options, entry_id=entry_id, applied=fixes)
-        details: dict[str, Any] = {"category": category, "passed": chosen.valid,
-                                   "error_type": chosen.error_type, **self.options.describe()}
+        details: dict[str, Any] = {
+            "category": category,
+            "passed": chosen.valid,
+            "error_type": chosen.error_type,
+            **self.options.describe(),
+        }
         if self.options.improved:
             details["answer_fixes"] = fixes
-            faithful = judge_entry(category, docs, result, truth, BfclOptions(
-                underscore_to_dot=self.options.underscore_to_dot))
+            faithful = judge_entry(
+                category, docs, result, truth, BfclOptions(underscore_to_dot=self.options.underscore_to_dot)
+            )
             details["faithful_passed"] = faithful.valid
             details["faithful_error_type"] = faithful.error_type
         return to_verdict(self.name, chosen, details)
@@ -76,7 +90,9 @@ class BfclScorer(Scorer):
         rows, pairs = [], []
         for record in records:
             verdict = record.verdicts.get(self.name)
-            category = (verdict.details.get("bfcl", {}).get("category") if verdict else None) or record.category
+            category = (
+                verdict.details.get("bfcl", {}).get("category") if verdict else None
+            ) or record.category
             rows.append((category, bool(verdict and verdict.passed and record.status == "completed")))
             if verdict is not None:
                 pairs.append((record.key, verdict.details))

@@ -1,4 +1,7 @@
-"""BFCL checks as callbench verdicts (shared by the single-turn and multi-turn scorers and the result importer)."""
+"""BFCL checks as callbench verdicts.
+
+Shared by the single-turn and multi-turn scorers and the result importer.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +16,14 @@ def to_verdict(scorer: str, check: Check, details: dict[str, Any], partial: floa
     """A callbench verdict from a BFCL check."""
     reasons = [] if check.valid else [Reason(code=check.error_type, message=_first_message(check))]
     rationale = "pass" if check.valid else f"fail: {check.error_type}"
-    return Verdict(scorer=scorer, passed=check.valid, reasons=reasons, rationale=rationale,
-                   partial=partial,
-                   details={"bfcl": details})
+    return Verdict(
+        scorer=scorer,
+        passed=check.valid,
+        reasons=reasons,
+        rationale=rationale,
+        partial=partial,
+        details={"bfcl": details},
+    )
 
 
 def _first_message(check: Check) -> str:

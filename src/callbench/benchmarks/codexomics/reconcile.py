@@ -25,8 +25,9 @@ from callbench.types.dsl import realize
 RELAXABLE = ("enum", "minLength", "maxLength", "minimum", "maximum", "pattern", "const")
 
 
-def reconcile_case(case: dict[str, Any], contracts: dict[str, dict[str, Any]],
-                   problems: list[ImportProblem]) -> None:
+def reconcile_case(
+    case: dict[str, Any], contracts: dict[str, dict[str, Any]], problems: list[ImportProblem]
+) -> None:
     """Reconcile every single-tool step of ``case`` with its contract (in place, both sides)."""
     for step in case["expected"]:
         if not isinstance(step["tool"], str):
@@ -37,39 +38,56 @@ def reconcile_case(case: dict[str, Any], contracts: dict[str, dict[str, Any]],
         _relax_constraints(step, contract, where, problems)
 
 
-def _cover_required_sets(step: dict[str, Any], schema: dict[str, Any], where: str,
-                         problems: list[ImportProblem]) -> None:
+def _cover_required_sets(
+    step: dict[str, Any], schema: dict[str, Any], where: str, problems: list[ImportProblem]
+) -> None:
     branches = schema.get("anyOf") or schema.get("oneOf")
     if not isinstance(branches, list):
         return
-    sets = [b.get("required") for b in branches if isinstance(b, dict) and isinstance(b.get("required"), list)]
+    sets = [
+        b.get("required") for b in branches if isinstance(b, dict) and isinstance(b.get("required"), list)
+    ]
     args = step["arguments"]
     if not sets or len(sets) != len(branches) or _covered(args, sets):
         return
     if "$one_of" in args:
-        problems.append(ImportProblem(where, "warning", "an alternative of the case misses the contract's root anyOf"))
+        problems.append(
+            ImportProblem(where, "warning", "an alternative of the case misses the contract's root anyOf")
+        )
         return
     props = schema.get("properties", {})
     # The trailing {} keeps argument matching as upstream (the case names no key); the key-set
     # options in front are what built-in agents send, so their calls are schema-valid.
     args["$one_of"] = [
-        {key: {"$any": True, "example": example_for_schema(props.get(key, {}))} for key in keys} for keys in sets
+        {key: {"$any": True, "example": example_for_schema(props.get(key, {}))} for key in keys}
+        for keys in sets
     ] + [{}]
     listed = " | ".join("+".join(keys) for keys in sets)
-    problems.append(ImportProblem(
-        where, "warning", f"contract needs one of [{listed}], the case names none: added as a hint for built-in agents (not scored)"))
+    problems.append(
+        ImportProblem(
+            where,
+            "warning",
+            f"contract needs one of [{listed}], the case names none: "
+            "added as a hint for built-in agents (not scored)",
+        )
+    )
 
 
 def _covered(args: dict[str, Any], sets: list[list[str]]) -> bool:
     """Whether every way of satisfying ``args`` names all keys of some required set."""
     siblings = {k for k in args if k != "$one_of"}
     options = args.get("$one_of")
-    key_sets = [siblings | set(o) for o in options if isinstance(o, dict)] if isinstance(options, list) else [siblings]
+    key_sets = (
+        [siblings | set(o) for o in options if isinstance(o, dict)]
+        if isinstance(options, list)
+        else [siblings]
+    )
     return bool(key_sets) and all(any(set(s) <= keys for s in sets) for keys in key_sets)
 
 
-def _relax_constraints(step: dict[str, Any], contract: dict[str, Any], where: str,
-                       problems: list[ImportProblem]) -> None:
+def _relax_constraints(
+    step: dict[str, Any], contract: dict[str, Any], where: str, problems: list[ImportProblem]
+) -> None:
     schema = contract["parameters"]
     gold = realize(step["arguments"], lambda ref: (False, None), schema)
     for error in Draft202012Validator(schema).iter_errors(gold):
@@ -78,9 +96,14 @@ def _relax_constraints(step: dict[str, Any], contract: dict[str, Any], where: st
             continue
         _relax(error.schema, str(error.validator), error.instance)
         dotted = ".".join(str(p) for p in path)
-        problems.append(ImportProblem(
-            where, "warning", f"expected {dotted}={error.instance!r} violates the contract's {error.validator} "
-            f"({error.validator_value!r}); {contract['name']} contract widened"))
+        problems.append(
+            ImportProblem(
+                where,
+                "warning",
+                f"expected {dotted}={error.instance!r} violates the contract's {error.validator} "
+                f"({error.validator_value!r}); {contract['name']} contract widened",
+            )
+        )
         contract["metadata"].setdefault("widened", []).append(f"{dotted}:{error.validator}")
 
 

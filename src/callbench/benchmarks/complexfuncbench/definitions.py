@@ -25,7 +25,10 @@ class CfbSettings:
 
     mode: Mode = "improved"
     embedder: str = "char-ngram"
-    """Embedder spec for the Hungarian mapping (see :func:`callbench.benchmarks.complexfuncbench.embedders.make_embedder`)."""
+    """Embedder spec for the Hungarian mapping.
+
+    See :func:`callbench.benchmarks.complexfuncbench.embedders.make_embedder`.
+    """
     min_similarity: float | None = None
     """Improved mode only: pairs below this similarity are left unpaired (no threshold upstream)."""
 
@@ -88,9 +91,20 @@ def gold_calls_of(sample: CfbSample) -> list[list[GoldCall]]:
         for j, call in enumerate(step):
             optional = call.name in OPTIONAL_FUNCTIONS
             hotel_search = call.name == "Search_Hotels" and call.arguments.get("search_type") == "hotel"
-            row.append(GoldCall(f"{k}.{j}", k, call.name, call.arguments, call.response, optional,
-                                optional or hotel_search, hotel_search, canonical(call.name, call.arguments),
-                                call_text(call.name, call.arguments)))
+            row.append(
+                GoldCall(
+                    f"{k}.{j}",
+                    k,
+                    call.name,
+                    call.arguments,
+                    call.response,
+                    optional,
+                    optional or hotel_search,
+                    hotel_search,
+                    canonical(call.name, call.arguments),
+                    call_text(call.name, call.arguments),
+                )
+            )
         out.append(row)
     return out
 

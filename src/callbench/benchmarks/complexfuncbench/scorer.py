@@ -32,7 +32,8 @@ from callbench.types.verdict import Reason, Verdict
 def build_judge(config: dict[str, Any]) -> Judge | None:
     """A judge from the suite's ``complexeval`` options (``judge: provider:model``), or ``None``.
 
-    The same instance the replay executor uses (see :func:`callbench.benchmarks.complexfuncbench.judge.shared_judge`).
+    The same instance the replay executor uses
+    (see :func:`callbench.benchmarks.complexfuncbench.judge.shared_judge`).
     """
     spec = config.get("judge")
     return shared_judge(str(spec), config.get("judge_cache")) if spec else None
@@ -52,11 +53,14 @@ class ComplexEvalScorer(Scorer):
 
     name = "complexeval"
 
-    def __init__(self, suite: Any = None, *, judge: Judge | None = None, overrides: dict[str, Any] | None = None):
+    def __init__(
+        self, suite: Any = None, *, judge: Judge | None = None, overrides: dict[str, Any] | None = None
+    ):
         config = dict(getattr(suite, "metadata", {}).get("complexeval", {})) if suite is not None else {}
         config.update(overrides or {})
-        self.overrides = {k: v for k, v in config.items() if k in ("mode", "embedder", "min_similarity")
-                          and v is not None}
+        self.overrides = {
+            k: v for k, v in config.items() if k in ("mode", "embedder", "min_similarity") and v is not None
+        }
         self.judge = judge if judge is not None else build_judge(config)
         self._embedders: dict[str, Embedder] = {}
         self._samples: dict[int, tuple[Case, CfbSample, NameMap]] = {}
@@ -74,8 +78,9 @@ class ComplexEvalScorer(Scorer):
             self._embedders[spec] = make_embedder(spec)
         return self._embedders[spec]
 
-    def replay(self, case: Case, trace: Trace, asked: dict[str, bool] | None = None
-               ) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
+    def replay(
+        self, case: Case, trace: Trace, asked: dict[str, bool] | None = None
+    ) -> tuple[Episode, EpisodeOutcome, CfbSettings]:
         """Re-play the trace through a fresh episode (judge verdicts from the cache, or ``asked``)."""
         sample, names = self._sample(case)
         settings = case_settings(case, self.overrides)
@@ -114,7 +119,9 @@ class ComplexEvalScorer(Scorer):
             return {"status": "skipped: no judge configured", "completeness": None, "correctness": None}
         return {"status": "not judged (offline score)", "completeness": None, "correctness": None}
 
-    async def _response_scores(self, sample: CfbSample, trace: Trace, settings: CfbSettings) -> dict[str, Any]:
+    async def _response_scores(
+        self, sample: CfbSample, trace: Trace, settings: CfbSettings
+    ) -> dict[str, Any]:
         status = self._response_status(trace)
         if self.judge is None or status["status"] == "no_answer":
             return status
@@ -124,52 +131,105 @@ class ComplexEvalScorer(Scorer):
             self.judge.score_response("correctness", gold_context, trace.final_text),
         )
         judged = completeness is not None and correctness is not None
-        return {"status": "scored" if judged else "judge_failed", "completeness": completeness,
-                "correctness": correctness}
+        return {
+            "status": "scored" if judged else "judge_failed",
+            "completeness": completeness,
+            "correctness": correctness,
+        }
 
     # ------------------------------------------------------------ verdict
 
-    def _verdict(self, case: Case, trace: Trace, episode: Episode, outcome: EpisodeOutcome,
-                 settings: CfbSettings, *, response: dict[str, Any]) -> Verdict:
-        reasons = [Reason(code=e.kind, message=f"{e.kind}: {e.detail}".rstrip(": ")) for e in outcome.terminal]
-        judge = self.judge.describe() if self.judge else {"judge_model": None, "judge": "skipped: not configured"}
+    def _verdict(
+        self,
+        case: Case,
+        trace: Trace,
+        episode: Episode,
+        outcome: EpisodeOutcome,
+        settings: CfbSettings,
+        *,
+        response: dict[str, Any],
+    ) -> Verdict:
+        reasons = [
+            Reason(code=e.kind, message=f"{e.kind}: {e.detail}".rstrip(": ")) for e in outcome.terminal
+        ]
+        judge = (
+            self.judge.describe() if self.judge else {"judge_model": None, "judge": "skipped: not configured"}
+        )
         details = {
-            "mode": settings.mode, "embedder": self._embedder(settings.embedder).name,
-            "min_similarity": settings.min_similarity, **judge,
-            "domain": episode.sample.domain, "template": episode.sample.template,
-            "success": outcome.success, "first_error": outcome.first_error, "infra": outcome.infra,
-            "terminal_errors": [e.kind for e in outcome.terminal], **outcome.counts(),
-            "errors": [{"turn": t, "kind": e.kind, "param": e.param, "gold": g} for t, e, g in episode.errors],
-            "calls": [{"index": r.index, "status": r.status, "gold": r.gold, "method": r.method,
-                       "error": r.error.kind if r.error else None, "counted": r.counted, "judge": r.judge}
-                      for r in episode.results],
-            "judge_pending": len(episode.judge_pending), "response": response,
+            "mode": settings.mode,
+            "embedder": self._embedder(settings.embedder).name,
+            "min_similarity": settings.min_similarity,
+            **judge,
+            "domain": episode.sample.domain,
+            "template": episode.sample.template,
+            "success": outcome.success,
+            "first_error": outcome.first_error,
+            "infra": outcome.infra,
+            "terminal_errors": [e.kind for e in outcome.terminal],
+            **outcome.counts(),
+            "errors": [
+                {"turn": t, "kind": e.kind, "param": e.param, "gold": g} for t, e, g in episode.errors
+            ],
+            "calls": [
+                {
+                    "index": r.index,
+                    "status": r.status,
+                    "gold": r.gold,
+                    "method": r.method,
+                    "error": r.error.kind if r.error else None,
+                    "counted": r.counted,
+                    "judge": r.judge,
+                }
+                for r in episode.results
+            ],
+            "judge_pending": len(episode.judge_pending),
+            "response": response,
         }
-        warnings = [f"{len(episode.judge_pending)} call pair(s) await a judge verdict; run the async scorer"] \
-            if episode.judge_pending else []
-        rationale = (f"success ({outcome.correct_calls}/{outcome.gold_calls} gold calls)" if outcome.success
-                     else f"fail: {outcome.first_error} ({outcome.correct_calls}/{outcome.gold_calls} gold calls)")
+        warnings = (
+            [f"{len(episode.judge_pending)} call pair(s) await a judge verdict; run the async scorer"]
+            if episode.judge_pending
+            else []
+        )
+        rationale = (
+            f"success ({outcome.correct_calls}/{outcome.gold_calls} gold calls)"
+            if outcome.success
+            else f"fail: {outcome.first_error} ({outcome.correct_calls}/{outcome.gold_calls} gold calls)"
+        )
         return Verdict(
-            scorer=self.name, passed=outcome.success, reasons=reasons, rationale=rationale,
-            warnings=warnings, details=details,
+            scorer=self.name,
+            passed=outcome.success,
+            reasons=reasons,
+            rationale=rationale,
+            warnings=warnings,
+            details=details,
             metrics=verdict_metrics(outcome, settings, response),
         )
 
     def aggregate(self, records: list[Any]) -> dict[str, Any]:
-        """Pooled run-level metrics (see :func:`callbench.benchmarks.complexfuncbench.metrics.aggregate_records`)."""
-        labels = {"embedder": self._embedder(self.overrides.get("embedder", "char-ngram")).name,
-                  "judge": self.judge.label if self.judge else "skipped: not configured"}
+        """Pooled run-level metrics.
+
+        See :func:`callbench.benchmarks.complexfuncbench.metrics.aggregate_records`.
+        """
+        labels = {
+            "embedder": self._embedder(self.overrides.get("embedder", "char-ngram")).name,
+            "judge": self.judge.label if self.judge else "skipped: not configured",
+        }
         summary = aggregate_records(records, scorer=self.name, labels=labels)
         if summary.get("n") or "by_mode" in summary:
             summary["tables"] = result_tables(summary)  # shown by the CLI and reports under the run summary
         return summary
 
 
-def verdict_metrics(outcome: EpisodeOutcome, settings: CfbSettings, response: dict[str, Any]) -> dict[str, float]:
+def verdict_metrics(
+    outcome: EpisodeOutcome, settings: CfbSettings, response: dict[str, Any]
+) -> dict[str, float]:
     """Everything run-level aggregation needs, as numbers (summaries keep metrics, not details)."""
     metrics = {k: float(v) for k, v in outcome.counts().items()}
-    metrics.update(success=float(outcome.success), infra=float(outcome.infra),
-                   faithful=float(settings.mode == "faithful"))
+    metrics.update(
+        success=float(outcome.success),
+        infra=float(outcome.infra),
+        faithful=float(settings.mode == "faithful"),
+    )
     if outcome.first_error:
         metrics[f"first_error:{outcome.first_error}"] = 1.0
     for kind in ("completeness", "correctness"):
@@ -183,6 +243,8 @@ def _gold_conversation(sample: CfbSample) -> str:
     parts = [f"User request:\n{sample.query}"]
     for k, step in enumerate(sample.steps, start=1):
         for call in step:
-            parts.append(f"Step {k} call: {json.dumps({'name': call.name, 'arguments': call.arguments})}\n"
-                         f"API response: {json.dumps(call.response, ensure_ascii=False)}")
+            parts.append(
+                f"Step {k} call: {json.dumps({'name': call.name, 'arguments': call.arguments})}\n"
+                f"API response: {json.dumps(call.response, ensure_ascii=False)}"
+            )
     return "\n\n".join(parts)
