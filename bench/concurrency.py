@@ -46,28 +46,55 @@ def write_suite(root: Path, n: int) -> Path:
     folder = root / "bench-suite"
     (folder / "tools").mkdir(parents=True)
     (folder / "suite.yaml").write_text("name: bench\ndescription: one-round cases for the throughput bench\n")
-    tool = {"name": "echo", "description": "Echo a text.",
-            "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
+    tool = {
+        "name": "echo",
+        "description": "Echo a text.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    }
     (folder / "tools" / "echo.json").write_text(json.dumps(tool))
     with (folder / "cases.jsonl").open("w") as handle:
         for i in range(n):
-            case = {"id": f"c{i:05d}", "category": "answer", "instruction": f"Say hello number {i}.",
-                    "expected": [], "expected_answer": {"contains": ["done"]}}
+            case = {
+                "id": f"c{i:05d}",
+                "category": "answer",
+                "instruction": f"Say hello number {i}.",
+                "expected": [],
+                "expected_answer": {"contains": ["done"]},
+            }
             handle.write(json.dumps(case) + "\n")
     return folder
 
 
 def start_server(latency: float, jitter: float = 0.0) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--latency", str(latency), "--jitter", str(jitter), "--text-only",
-                             "--max-seconds", "900"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(SERVER),
+            "--latency",
+            str(latency),
+            "--jitter",
+            str(jitter),
+            "--text-only",
+            "--max-seconds",
+            "900",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     return proc, int(proc.stdout.readline())
 
 
 def one_run(suite: Path, port: int, out: Path, cases: int, concurrency: int) -> dict[str, float]:
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    result = callbench.run(str(suite), f"openai:bench@http://127.0.0.1:{port}/v1", out_dir=out,
-                           concurrency=concurrency, cache=False, k=None)
+    result = callbench.run(
+        str(suite),
+        f"openai:bench@http://127.0.0.1:{port}/v1",
+        out_dir=out,
+        concurrency=concurrency,
+        cache=False,
+        k=None,
+    )
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     records = result.records
     assert len(records) == cases and result.summary["n_error"] == 0, result.summary.get("errors_by_type")
@@ -95,13 +122,19 @@ async def model_only(port: int, cases: int, concurrency: int) -> dict[str, float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--jitter", type=float, default=0.0,
-                        help="server latency varies uniformly by +/- this fraction (same mean, so same ideal)")
+    parser.add_argument(
+        "--jitter",
+        type=float,
+        default=0.0,
+        help="server latency varies uniformly by +/- this fraction (same mean, so same ideal)",
+    )
     args = parser.parse_args()
     ideal = args.cases * args.latency / args.concurrency
     proc, port = start_server(args.latency, args.jitter)
@@ -109,8 +142,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             suite = write_suite(Path(tmp), args.cases)
             load_before = os.getloadavg()[0]
-            runs = [one_run(suite, port, Path(tmp) / f"run{i}", args.cases, args.concurrency)
-                    for i in range(args.repeat)]
+            runs = [
+                one_run(suite, port, Path(tmp) / f"run{i}", args.cases, args.concurrency)
+                for i in range(args.repeat)
+            ]
             bare = [asyncio.run(model_only(port, args.cases, args.concurrency)) for _ in range(args.repeat)]
             load_after = os.getloadavg()[0]
     finally:
@@ -119,18 +154,24 @@ def main() -> None:
     wall = statistics.median(r["wall"] for r in runs)
     engine = statistics.median(r["engine_wall"] for r in runs)
     cpu = statistics.median(r["cpu"] for r in runs)
-    print(f"cases={args.cases} concurrency={args.concurrency} latency={args.latency * 1000:.0f} ms "
-          f"jitter=+/-{args.jitter:.0%} "
-          f"repeats={args.repeat} (medians)")
+    print(
+        f"cases={args.cases} concurrency={args.concurrency} latency={args.latency * 1000:.0f} ms "
+        f"jitter=+/-{args.jitter:.0%} "
+        f"repeats={args.repeat} (medians)"
+    )
     print(f"ideal wall (N x latency / C):   {ideal:.2f} s")
     print(f"callbench.run wall:             {wall:.2f} s   ratio {wall / ideal:.3f}")
     print(f"engine wall (first..last case): {engine:.2f} s   ratio {engine / ideal:.3f}")
-    print(f"harness CPU per request:        {cpu / args.cases * 1000:.3f} ms "
-          f"(total {cpu:.2f} s; budget for no bottleneck {ideal / args.cases * 1000:.3f} ms)")
+    print(
+        f"harness CPU per request:        {cpu / args.cases * 1000:.3f} ms "
+        f"(total {cpu:.2f} s; budget for no bottleneck {ideal / args.cases * 1000:.3f} ms)"
+    )
     bare_wall = statistics.median(r["wall"] for r in bare)
     bare_cpu = statistics.median(r["cpu"] for r in bare)
-    print(f"Model+provider only wall:       {bare_wall:.2f} s   ratio {bare_wall / ideal:.3f}   "
-          f"CPU per request {bare_cpu / args.cases * 1000:.3f} ms")
+    print(
+        f"Model+provider only wall:       {bare_wall:.2f} s   ratio {bare_wall / ideal:.3f}   "
+        f"CPU per request {bare_cpu / args.cases * 1000:.3f} ms"
+    )
     print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")
 
 

@@ -34,10 +34,24 @@ def _median_ms(fn, repeats: int) -> float:
 
 def bench_generation() -> None:
     cases = [
-        ("n_core=40 depth=39 CIN=20 DIN=20", {"n_core": 40, "depth": 39, "n_conn": 20, "n_dis": 20}, 50, 20.0),
-        ("n_core=40 depth=10 CIN=20 DIN=20", {"n_core": 40, "depth": 10, "n_conn": 20, "n_dis": 20}, 50, 20.0),
-        ("1,000 functions: n_core=400 depth=30 CIN=300 DIN=300",
-         {"n_core": 400, "depth": 30, "n_conn": 300, "n_dis": 300}, 10, 1000.0),
+        (
+            "n_core=40 depth=39 CIN=20 DIN=20",
+            {"n_core": 40, "depth": 39, "n_conn": 20, "n_dis": 20},
+            50,
+            20.0,
+        ),
+        (
+            "n_core=40 depth=10 CIN=20 DIN=20",
+            {"n_core": 40, "depth": 10, "n_conn": 20, "n_dis": 20},
+            50,
+            20.0,
+        ),
+        (
+            "1,000 functions: n_core=400 depth=30 CIN=300 DIN=300",
+            {"n_core": 400, "depth": 30, "n_conn": 300, "n_dis": 300},
+            10,
+            1000.0,
+        ),
         ("1,000 functions: n_core=1000 depth=100", {"n_core": 1000, "depth": 100}, 10, 1000.0),
         ("1,000 functions: n_core=1000 depth=999 (path)", {"n_core": 1000, "depth": 999}, 10, 1000.0),
     ]
@@ -54,7 +68,9 @@ def bench_planner(spec: str) -> None:
     for case in suite.cases:
         start = time.perf_counter()
         episode = Episode(case, suite.candidate_tools(case), ModePolicy("production-parity"), "")
-        trace = asyncio.run(run_episode(episode, agent, executor.start(case, Path("."), suite), GenerationSettings()))
+        trace = asyncio.run(
+            run_episode(episode, agent, executor.start(case, Path("."), suite), GenerationSettings())
+        )
         passed += scorer.score(case, trace).passed
         times.append((time.perf_counter() - start) * 1000)
     print(f"  {spec:<52} {statistics.median(times):9.2f} ms/task  ({passed}/{len(times)} solved)")

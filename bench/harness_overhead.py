@@ -24,15 +24,22 @@ from pathlib import Path
 
 import callbench
 from callbench.catalog import catalog
-from callbench.suites.suite import Suite, SuiteOptions
+from callbench.suites.suite import Suite
 
-SINGLE_CALL = ("weather_paris", "weather_tokyo_fahrenheit", "convert_distance", "schedule_meeting",
-               "notes_search_one_of", "forecast_berlin", "convert_temperature", "email_call_only")
+SINGLE_CALL = (
+    "weather_paris",
+    "weather_tokyo_fahrenheit",
+    "convert_distance",
+    "schedule_meeting",
+    "notes_search_one_of",
+    "forecast_berlin",
+    "convert_temperature",
+    "email_call_only",
+)
 
 
 class _RunPhasePeak:
     """Observer: traced-memory peak growth between the first case and the last (suite already loaded)."""
-
 
     def __init__(self) -> None:
         self.base = 0
@@ -55,9 +62,17 @@ def synthetic_suite(n: int) -> Suite:
     cases = []
     for i in range(n):
         template = singles[i % len(singles)]
-        cases.append(template.model_copy(update={"id": f"{template.id}_{i}", "suite": "bench-single"}, deep=True))
-    return Suite(name="bench-single", cases=cases, registry=base.registry, executor=base.executor,
-                 system_prompt=base.system_prompt, source="bench")
+        cases.append(
+            template.model_copy(update={"id": f"{template.id}_{i}", "suite": "bench-single"}, deep=True)
+        )
+    return Suite(
+        name="bench-single",
+        cases=cases,
+        registry=base.registry,
+        executor=base.executor,
+        system_prompt=base.system_prompt,
+        source="bench",
+    )
 
 
 def measure(n: int) -> dict[str, float]:
@@ -65,30 +80,49 @@ def measure(n: int) -> dict[str, float]:
     catalog().suites.register("bench-single", lambda spec, options: synthetic_suite(int(spec)), replace=True)
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        result = callbench.run(f"bench-single:{n}", "oracle", "all", out_dir=Path(tmp) / "timed", progress="quiet",
-                               concurrency=1)
+        result = callbench.run(
+            f"bench-single:{n}", "oracle", "all", out_dir=Path(tmp) / "timed", progress="quiet", concurrency=1
+        )
         wall = time.perf_counter() - started
         durations = sorted(r.duration_ms for r in result.records)
         accuracy = result.summary["tiers"]["real-tool-execution"]["accuracy"]
         del result
         run_peak = _RunPhasePeak()
         tracemalloc.start()
-        callbench.run(f"bench-single:{n}", "oracle", "all", out_dir=Path(tmp) / "traced", progress="quiet",
-                      concurrency=1, observers=[run_peak])
+        callbench.run(
+            f"bench-single:{n}",
+            "oracle",
+            "all",
+            out_dir=Path(tmp) / "traced",
+            progress="quiet",
+            concurrency=1,
+            observers=[run_peak],
+        )
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-    return {"n": n, "run_peak_mib": run_peak.peak / 2**20, "median_ms": statistics.median(durations), "p95_ms": durations[int(0.95 * len(durations)) - 1],
-            "wall_per_case_ms": 1000 * wall / n, "peak_mib": peak / 2**20, "accuracy": accuracy}
+    return {
+        "n": n,
+        "run_peak_mib": run_peak.peak / 2**20,
+        "median_ms": statistics.median(durations),
+        "p95_ms": durations[int(0.95 * len(durations)) - 1],
+        "wall_per_case_ms": 1000 * wall / n,
+        "peak_mib": peak / 2**20,
+        "accuracy": accuracy,
+    }
 
 
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [500, 1000, 2000, 4000]
-    print(f"{'cases':>6} {'median ms':>10} {'p95 ms':>8} {'wall/case ms':>13} {'run-phase MiB':>14} "
-          f"{'total peak MiB':>15} {'oracle acc':>10}")
+    print(
+        f"{'cases':>6} {'median ms':>10} {'p95 ms':>8} {'wall/case ms':>13} {'run-phase MiB':>14} "
+        f"{'total peak MiB':>15} {'oracle acc':>10}"
+    )
     for n in sizes:
         row = measure(n)
-        print(f"{row['n']:>6} {row['median_ms']:>10.3f} {row['p95_ms']:>8.3f} {row['wall_per_case_ms']:>13.3f} "
-              f"{row['run_peak_mib']:>14.2f} {row['peak_mib']:>15.1f} {row['accuracy']:>10.3f}")
+        print(
+            f"{row['n']:>6} {row['median_ms']:>10.3f} {row['p95_ms']:>8.3f} {row['wall_per_case_ms']:>13.3f} "
+            f"{row['run_peak_mib']:>14.2f} {row['peak_mib']:>15.1f} {row['accuracy']:>10.3f}"
+        )
 
 
 if __name__ == "__main__":

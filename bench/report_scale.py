@@ -66,8 +66,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-browser", action="store_true")
     args = parser.parse_args()
-    print(f"{'cases':>7} {'read s':>7} {'stats s':>8} {'html s':>7} {'MB':>6} {'open s':>7} {'filter s':>8} "
-          f"{'search s':>8} {'expand s':>8}")
+    print(
+        f"{'cases':>7} {'read s':>7} {'stats s':>8} {'html s':>7} {'MB':>6} {'open s':>7} {'filter s':>8} "
+        f"{'search s':>8} {'expand s':>8}"
+    )
     for n in (int(x) for x in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             records = make_records(n, seed=1)
@@ -79,8 +81,9 @@ def main() -> None:
             t_html = timed(partial(write_report, [run], out), args.repeat)
             size = out.stat().st_size / 1e6
             b = {} if args.no_browser else browser_figures(out, args.repeat)
-            cells = " ".join(f"{b[k]:>8.3f}" if k in b else f"{'-':>8}"
-                             for k in ("open", "filter", "search", "expand"))
+            cells = " ".join(
+                f"{b[k]:>8.3f}" if k in b else f"{'-':>8}" for k in ("open", "filter", "search", "expand")
+            )
             print(f"{n:>7} {t_read:>7.3f} {t_stats:>8.3f} {t_html:>7.3f} {size:>6.1f} {cells}")
 
 

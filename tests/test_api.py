@@ -36,11 +36,22 @@ def tiny_suite(name: str = "tiny") -> Suite:
     integer = {"type": "integer"}
     parameters = {"type": "object", "properties": {"a": integer, "b": integer}, "required": ["a", "b"]}
     add = ToolContract(name="add", description="Add two integers.", parameters=parameters)
-    cases = [Case.model_validate({"id": cid, "instruction": f"Add {a} and {b}.",
-                                  "expected": [{"tool": "add", "arguments": {"a": a, "b": b}}]})
-             for cid, a, b in (("two_and_three", 2, 3), ("five_and_seven", 5, 7))]
-    return Suite(name=name, cases=cases, registry=ToolRegistry([add]),
-                 executor=PythonExecutor({"add": lambda a, b: {"sum": a + b}}))
+    cases = [
+        Case.model_validate(
+            {
+                "id": cid,
+                "instruction": f"Add {a} and {b}.",
+                "expected": [{"tool": "add", "arguments": {"a": a, "b": b}}],
+            }
+        )
+        for cid, a, b in (("two_and_three", 2, 3), ("five_and_seven", 5, 7))
+    ]
+    return Suite(
+        name=name,
+        cases=cases,
+        registry=ToolRegistry([add]),
+        executor=PythonExecutor({"add": lambda a, b: {"sum": a + b}}),
+    )
 
 
 class Adder(Provider):
@@ -50,8 +61,9 @@ class Adder(Provider):
     model = "v1"
     needs_network = False
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         if messages[-1].role == "tool":
             return text_turn("Done.")
         words = [w.strip(".") for w in messages[-1].content.split()]
@@ -79,17 +91,20 @@ def outcomes(result: Any) -> dict[str, tuple[bool, ...]]:
     return {r.case_id: tuple(r.verdicts[t].passed for t in TIERS) for r in result.records}
 
 
-def test_evaluate_runs_a_suite_and_provider_built_in_code_without_the_catalog(tmp_path: Path,
-                                                                                no_catalog: None) -> None:
+def test_evaluate_runs_a_suite_and_provider_built_in_code_without_the_catalog(
+    tmp_path: Path, no_catalog: None
+) -> None:
     suite, provider = tiny_suite(), Adder()
-    result = callbench.evaluate(suite, provider, tiers=TIER_FACTORIES,
-                                output=Output(out_dir=tmp_path / "run"))
+    result = callbench.evaluate(
+        suite, provider, tiers=TIER_FACTORIES, output=Output(out_dir=tmp_path / "run")
+    )
     assert outcomes(result) == {"two_and_three": (True, True, True), "five_and_seven": (False, False, False)}
     wrong = next(r for r in result.records if r.case_id == "five_and_seven")
     assert "argument_mismatch" in wrong.verdicts["native-function-contract"].codes
     header = read_header(result.run_dir)
     assert [(s.name, s.spec, s.hash, s.registry_hash) for s in header.suites] == [
-        ("tiny", OBJECT_SPEC, suite.hash, suite.registry.hash)]
+        ("tiny", OBJECT_SPEC, suite.hash, suite.registry.hash)
+    ]
     assert header.model == "adder:v1" and header.provider == provider.describe()
     assert header.scorers == {"tiny": list(TIERS)}
     recorded = header.options["config"]
@@ -98,8 +113,13 @@ def test_evaluate_runs_a_suite_and_provider_built_in_code_without_the_catalog(tm
 
 
 def test_evaluate_takes_a_list_mixing_suite_names_and_objects(tmp_path: Path) -> None:
-    result = callbench.evaluate(["starter", tiny_suite()], "oracle", tiers="all",
-                                selection=Selection(limit=1), output=Output(out_dir=tmp_path / "run"))
+    result = callbench.evaluate(
+        ["starter", tiny_suite()],
+        "oracle",
+        tiers="all",
+        selection=Selection(limit=1),
+        output=Output(out_dir=tmp_path / "run"),
+    )
     header = read_header(result.run_dir)
     assert [(s.name, s.spec) for s in header.suites] == [("starter", "starter"), ("tiny", OBJECT_SPEC)]
     assert len(result.records) == 2
@@ -108,14 +128,19 @@ def test_evaluate_takes_a_list_mixing_suite_names_and_objects(tmp_path: Path) ->
 
 def test_an_executor_object_overrides_the_suites_executor(tmp_path: Path) -> None:
     doubled = PythonExecutor({"add": lambda a, b: {"sum": 2 * (a + b)}})
-    result = callbench.evaluate(tiny_suite(), "oracle", selection=Selection(executor=doubled, limit=1),
-                                output=Output(out_dir=tmp_path / "run"))
+    result = callbench.evaluate(
+        tiny_suite(),
+        "oracle",
+        selection=Selection(executor=doubled, limit=1),
+        output=Output(out_dir=tmp_path / "run"),
+    )
     assert result.records[0].trace.calls[0].result == {"sum": 10}
     assert read_header(result.run_dir).executor == OBJECT_SPEC
 
 
 def test_an_in_memory_run_resumes_through_the_api_and_not_from_the_cli(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from callbench.cli.main import main
 
     out = tmp_path / "run"
@@ -136,18 +161,35 @@ def test_an_in_memory_run_resumes_through_the_api_and_not_from_the_cli(
 
 def test_the_run_alias_keeps_todays_keywords(tmp_path: Path) -> None:
     cases = ["weather_paris", "starter:convert_distance"]
-    kwargs: dict[str, Any] = dict(progress="quiet", cache=False, case_ids=cases, trials=2, concurrency=2,
-                                  max_retries=1, harness_mode="oracle-assisted",
-                                  settings=GenerationSettings(max_tokens=256), k="all", suite_options={})
+    kwargs: dict[str, Any] = dict(
+        progress="quiet",
+        cache=False,
+        case_ids=cases,
+        trials=2,
+        concurrency=2,
+        max_retries=1,
+        harness_mode="oracle-assisted",
+        settings=GenerationSettings(max_tokens=256),
+        k="all",
+        suite_options={},
+    )
     old = callbench.run("starter", model="oracle", tier="all", out_dir=tmp_path / "old", **kwargs)
     new = callbench.evaluate(
-        "starter", "oracle", tiers="all", mode="oracle-assisted",
+        "starter",
+        "oracle",
+        tiers="all",
+        mode="oracle-assisted",
         selection=Selection(case_ids=cases, trials=2, k="all"),
-        limits=EngineLimits(cache=False, concurrency=2, max_retries=1), generation={"max_tokens": 256},
-        output=Output(out_dir=tmp_path / "new"))
+        limits=EngineLimits(cache=False, concurrency=2, max_retries=1),
+        generation={"max_tokens": 256},
+        output=Output(out_dir=tmp_path / "new"),
+    )
     assert sorted((r.key, r.trial) for r in old.records) == [
-        ("starter:convert_distance", 1), ("starter:convert_distance", 2), ("starter:weather_paris", 1),
-        ("starter:weather_paris", 2)]
+        ("starter:convert_distance", 1),
+        ("starter:convert_distance", 2),
+        ("starter:weather_paris", 1),
+        ("starter:weather_paris", 2),
+    ]
     assert outcomes(old) == outcomes(new) and all(all(o) for o in outcomes(old).values())
     old_config, new_config = (read_header(r.run_dir).options["config"] for r in (old, new))
     assert old_config.pop("out_dir") != new_config.pop("out_dir") and old_config == new_config
@@ -174,13 +216,15 @@ def test_run_keywords_are_the_option_groups_fields() -> None:
             assert getattr(defaults, f.name) == getattr(group, f.name), f.name
 
 
-def test_the_default_suite_is_whatever_the_installed_plugin_declares(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_suite_is_whatever_the_installed_plugin_declares(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from callbench.cli.main import main
 
     monkeypatch.setattr(catalog(), "default_suite", "starter")
-    api = callbench.evaluate(model="oracle", selection=Selection(limit=1),
-                             output=Output(out_dir=tmp_path / "api"))
+    api = callbench.evaluate(
+        model="oracle", selection=Selection(limit=1), output=Output(out_dir=tmp_path / "api")
+    )
     cli = ["run", "-m", "oracle", "--limit", "1", "--out", str(tmp_path / "cli"), "--progress", "quiet"]
     assert main(cli) == 0
     for run_dir in (api.run_dir, tmp_path / "cli"):
@@ -191,10 +235,15 @@ def test_the_default_suite_is_whatever_the_installed_plugin_declares(tmp_path: P
 
 
 def test_progress_is_quiet_unless_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    callbench.evaluate("starter", "oracle", selection=Selection(limit=1),
-                       output=Output(out_dir=tmp_path / "q"))
+    callbench.evaluate(
+        "starter", "oracle", selection=Selection(limit=1), output=Output(out_dir=tmp_path / "q")
+    )
     assert capsys.readouterr().err == "" and not (tmp_path / "q" / "live.json").exists()
-    callbench.evaluate("starter", "oracle", selection=Selection(limit=1),
-                       output=Output(out_dir=tmp_path / "p", progress="plain"))
+    callbench.evaluate(
+        "starter",
+        "oracle",
+        selection=Selection(limit=1),
+        output=Output(out_dir=tmp_path / "p", progress="plain"),
+    )
     assert "starter:" in capsys.readouterr().err
     assert json.loads((tmp_path / "p" / "live.json").read_text())["finished"]

@@ -71,11 +71,15 @@ def test_trial_statistics_flip_rate():
 
 
 def test_summary_strata_never_pool_tiers_or_modes():
-    recs = make_records(20, harness_mode="oracle-assisted") + make_records(20, seed=2, harness_mode="production-parity")
+    recs = make_records(20, harness_mode="oracle-assisted") + make_records(
+        20, seed=2, harness_mode="production-parity"
+    )
     summary = stats.statistics_summary(recs)
     keys = [(s["tier"], s["harness_mode"]) for s in summary["strata"]]
     assert sorted(keys) == sorted(
-        (t, m) for t in ("native-function-contract", "real-tool-execution") for m in ("oracle-assisted", "production-parity")
+        (t, m)
+        for t in ("native-function-contract", "real-tool-execution")
+        for m in ("oracle-assisted", "production-parity")
     )
     assert all(s["n"] == 20 for s in summary["strata"])
 
@@ -141,7 +145,8 @@ def test_few_clusters_widen_the_bootstrap():
     # 6 cases x 3 trials; only one case passes: the percentile bootstrap alone can reach 0.
     recs = [
         {"key": f"s:c{i}", "status": "completed", "trial": t, "verdicts": {"x": {"passed": i == 0}}}
-        for i in range(6) for t in range(3)
+        for i in range(6)
+        for t in range(3)
     ]
     acc = stats.accuracy_interval(recs, "x")
     assert acc.method == "cluster-bootstrap+wilson"

@@ -13,18 +13,34 @@ from typing import TYPE_CHECKING, Any
 from callbench.types.version import __version__
 
 __all__ = [
-    "EngineLimits", "GenerationSettings", "Output", "Selection", "__version__", "evaluate", "evaluate_async",
-    "load_records", "load_suite", "run", "run_async", "score_run",
+    "EngineLimits",
+    "GenerationSettings",
+    "Output",
+    "Selection",
+    "__version__",
+    "evaluate",
+    "evaluate_async",
+    "load_records",
+    "load_suite",
+    "run",
+    "run_async",
+    "score_run",
 ]
 
 # The API is imported on first use (PEP 562): ``import callbench.scoring...`` stays light, and
 # the command line starts without loading the engine, numpy and scipy it may not need.
 _LAZY = {
-    "evaluate": "callbench.api", "evaluate_async": "callbench.api",
-    "run": "callbench.api", "run_async": "callbench.api", "score_run": "callbench.api",
-    "load_records": "callbench.api", "load_suite": "callbench.suites.resolve",
-    "Selection": "callbench.harness.config", "EngineLimits": "callbench.harness.config",
-    "Output": "callbench.harness.config", "GenerationSettings": "callbench.types.messages",
+    "evaluate": "callbench.api",
+    "evaluate_async": "callbench.api",
+    "run": "callbench.api",
+    "run_async": "callbench.api",
+    "score_run": "callbench.api",
+    "load_records": "callbench.api",
+    "load_suite": "callbench.suites.resolve",
+    "Selection": "callbench.harness.config",
+    "EngineLimits": "callbench.harness.config",
+    "Output": "callbench.harness.config",
+    "GenerationSettings": "callbench.types.messages",
 }
 
 if TYPE_CHECKING:

@@ -29,30 +29,53 @@ from callbench.harness.engine import RunResult
 from callbench.harness.modes import HarnessMode
 from callbench.types.messages import GenerationSettings
 
-__all__ = ["EngineLimits", "GenerationSettings", "Output", "RunOptions", "RunResult", "Selection", "evaluate",
-           "evaluate_async", "load_records", "run", "run_async", "score_run"]
+__all__ = [
+    "EngineLimits",
+    "GenerationSettings",
+    "Output",
+    "RunOptions",
+    "RunResult",
+    "Selection",
+    "evaluate",
+    "evaluate_async",
+    "load_records",
+    "run",
+    "run_async",
+    "score_run",
+]
 
 
 async def evaluate_async(
-    suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline", *,
-    tiers: TierRef | Sequence[TierRef] = (), mode: HarnessMode = "production-parity",
-    selection: Selection | None = None, limits: EngineLimits | None = None,
-    generation: GenerationSettings | Mapping[str, Any] | None = None, output: Output | None = None,
+    suite: SuiteRef | Sequence[SuiteRef] = (),
+    model: ModelRef = "baseline",
+    *,
+    tiers: TierRef | Sequence[TierRef] = (),
+    mode: HarnessMode = "production-parity",
+    selection: Selection | None = None,
+    limits: EngineLimits | None = None,
+    generation: GenerationSettings | Mapping[str, Any] | None = None,
+    output: Output | None = None,
     observers: Sequence[Any] = (),
 ) -> RunResult:
     """Run a benchmark (async); see :func:`evaluate`."""
     from callbench.harness.engine import run_async as engine_run
 
-    config = RunConfig.from_groups(suite, model, tiers, mode, selection=selection, limits=limits,
-                                   generation=generation, output=output)
+    config = RunConfig.from_groups(
+        suite, model, tiers, mode, selection=selection, limits=limits, generation=generation, output=output
+    )
     return await engine_run(config, [*_display(config), *observers])
 
 
 def evaluate(
-    suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline", *,
-    tiers: TierRef | Sequence[TierRef] = (), mode: HarnessMode = "production-parity",
-    selection: Selection | None = None, limits: EngineLimits | None = None,
-    generation: GenerationSettings | Mapping[str, Any] | None = None, output: Output | None = None,
+    suite: SuiteRef | Sequence[SuiteRef] = (),
+    model: ModelRef = "baseline",
+    *,
+    tiers: TierRef | Sequence[TierRef] = (),
+    mode: HarnessMode = "production-parity",
+    selection: Selection | None = None,
+    limits: EngineLimits | None = None,
+    generation: GenerationSettings | Mapping[str, Any] | None = None,
+    output: Output | None = None,
     observers: Sequence[Any] = (),
 ) -> RunResult:
     """Run suites against a model, score every case, and return the :class:`RunResult`.
@@ -70,8 +93,17 @@ def evaluate(
     Raises:
         ConfigError: a bad option (one line naming the field).
     """
-    pending = evaluate_async(suite, model, tiers=tiers, mode=mode, selection=selection, limits=limits,
-                             generation=generation, output=output, observers=observers)
+    pending = evaluate_async(
+        suite,
+        model,
+        tiers=tiers,
+        mode=mode,
+        selection=selection,
+        limits=limits,
+        generation=generation,
+        output=output,
+        observers=observers,
+    )
     return asyncio.run(pending)
 
 
@@ -115,16 +147,26 @@ class RunOptions(TypedDict, total=False):
     watch: bool
 
 
-async def run_async(suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
-                    tier: TierRef | Sequence[TierRef] = (), *, observers: Sequence[Any] = (),
-                    **options: Unpack[RunOptions]) -> RunResult:
+async def run_async(
+    suite: SuiteRef | Sequence[SuiteRef] = (),
+    model: ModelRef = "baseline",
+    tier: TierRef | Sequence[TierRef] = (),
+    *,
+    observers: Sequence[Any] = (),
+    **options: Unpack[RunOptions],
+) -> RunResult:
     """:func:`run`, async."""
     return await evaluate_async(suite, model, tiers=tier, observers=observers, **split_options(options))
 
 
-def run(suite: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
-        tier: TierRef | Sequence[TierRef] = (), *, observers: Sequence[Any] = (),
-        **options: Unpack[RunOptions]) -> RunResult:
+def run(
+    suite: SuiteRef | Sequence[SuiteRef] = (),
+    model: ModelRef = "baseline",
+    tier: TierRef | Sequence[TierRef] = (),
+    *,
+    observers: Sequence[Any] = (),
+    **options: Unpack[RunOptions],
+) -> RunResult:
     """Run a benchmark and return its :class:`RunResult` (folder, summary, records): :func:`evaluate`
     with the options as flat keywords (:class:`RunOptions`), e.g.
     ``run("starter", "oracle", "all", out_dir="runs/x", case_ids=["weather_paris"], cache=False)``."""

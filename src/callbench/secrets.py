@@ -40,7 +40,7 @@ def _read_keys_file(path: Path) -> dict[str, str]:
         raise ConfigError(f"{path}: cannot read keys file ({type(exc).__name__})") from None
     table = data.get("keys", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [keys] must be a table of NAME = \"value\"")
+        raise ConfigError(f'{path}: [keys] must be a table of NAME = "value"')
     return {str(k): str(v) for k, v in table.items()}
 
 

@@ -262,8 +262,18 @@ def _z(confidence: float) -> float:
 # --- records -------------------------------------------------------------------------------
 
 
-_VIEW_FIELDS = ("key", "suite", "case_id", "category", "trial", "status", "harness_mode", "template",
-                "metadata", "retrieval_recall")
+_VIEW_FIELDS = (
+    "key",
+    "suite",
+    "case_id",
+    "category",
+    "trial",
+    "status",
+    "harness_mode",
+    "template",
+    "metadata",
+    "retrieval_recall",
+)
 
 
 def record_view(record: Any) -> Record:
@@ -312,7 +322,9 @@ def strata(records: Iterable[Record]) -> dict[tuple[str, str], list[Record]]:
     for rec in recs:
         verdicts = rec.get("verdicts") or {}
         for tier in tiers:
-            if (tier in verdicts and verdicts[tier].get("applicable") is not False) or rec.get("status") == "error":
+            if (tier in verdicts and verdicts[tier].get("applicable") is not False) or rec.get(
+                "status"
+            ) == "error":
                 out[(tier, harness_mode(rec))].append(rec)
     return dict(out)
 
@@ -325,7 +337,9 @@ def ensure_one_stratum(records: Sequence[Record], tier: str) -> str:
             f"refusing to pool tier {tier!r} across harness modes {', '.join(modes)}; "
             "compute figures per harness mode"
         )
-    missing = [r.get("key") for r in records if r.get("status") != "error" and tier not in (r.get("verdicts") or {})]
+    missing = [
+        r.get("key") for r in records if r.get("status") != "error" and tier not in (r.get("verdicts") or {})
+    ]
     if missing:
         raise PoolingError(f"records {missing[:3]} have no verdict for tier {tier!r}; tiers are never mixed")
     return modes[0] if modes else "default"
@@ -372,7 +386,9 @@ def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 
     # Percentile bootstraps are too narrow with few clusters; widen to a Wilson interval that
     # treats each cluster as one observation at the same point estimate.
     wide = _wilson_at(boot.estimate, n_clusters, confidence)
-    return Interval(boot.estimate, min(boot.low, wide[0]), max(boot.high, wide[1]), "cluster-bootstrap+wilson")
+    return Interval(
+        boot.estimate, min(boot.low, wide[0]), max(boot.high, wide[1]), "cluster-bootstrap+wilson"
+    )
 
 
 def _wilson_at(p: float, n: float, confidence: float) -> tuple[float, float]:
@@ -413,13 +429,19 @@ def _by_field(done: Sequence[Record], tier: str, field: str) -> dict[str, dict[s
     for rec in done:
         groups[str(rec.get(field) or "-")].append(rec)
     return {
-        name: {"n": len(rs), "passed": sum(passed(r, tier) for r in rs), "accuracy": accuracy_interval(rs, tier).as_dict()}
+        name: {
+            "n": len(rs),
+            "passed": sum(passed(r, tier) for r in rs),
+            "accuracy": accuracy_interval(rs, tier).as_dict(),
+        }
         for name, rs in sorted(groups.items())
     }
 
 
 def _recall(done: Sequence[Record]) -> float | None:
-    values = [float(r["retrieval_recall"]) for r in done if isinstance(r.get("retrieval_recall"), int | float)]
+    values = [
+        float(r["retrieval_recall"]) for r in done if isinstance(r.get("retrieval_recall"), int | float)
+    ]
     return _mean(values) if values else None
 
 
@@ -455,7 +477,9 @@ def compare_runs(
         raise PoolingError(f"cannot compare harness mode {mode_a!r} with {mode_b!r} (tier {tier!r})")
     rate_a, rate_b = _case_rates(a, tier), _case_rates(b, tier)
     shared = sorted(set(rate_a) & set(rate_b))
-    cmp = paired_comparison([rate_a[k] >= 0.5 for k in shared], [rate_b[k] >= 0.5 for k in shared], resamples=resamples)
+    cmp = paired_comparison(
+        [rate_a[k] >= 0.5 for k in shared], [rate_b[k] >= 0.5 for k in shared], resamples=resamples
+    )
     diffs = [rate_a[k] - rate_b[k] for k in shared]
     templates = _templates(a)
     interval = bootstrap_interval(diffs, [templates.get(k, k) for k in shared], resamples=resamples)
@@ -465,7 +489,9 @@ def compare_runs(
         harness_mode=mode_a,
         accuracy_a=_mean(rate_a[k] for k in shared),
         accuracy_b=_mean(rate_b[k] for k in shared),
-        difference=Interval(interval.estimate, interval.low, interval.high, "paired-" + interval.method).as_dict(),
+        difference=Interval(
+            interval.estimate, interval.low, interval.high, "paired-" + interval.method
+        ).as_dict(),
         disagreeing=[k for k in shared if (rate_a[k] >= 0.5) != (rate_b[k] >= 0.5)],
     )
     return result

@@ -102,19 +102,29 @@ def test_view_serves_a_schema_1_run() -> None:
 
 
 DAG_TABLE = Table(
-    columns=["setting", "arm", "n", "success", "95% CI"], align=["left", "left", "right", "right", "right"],
-    rows=[["c5-d1-conn0-dis5", "plain", "1", "1.00", "[0.21,1.00]"],
-          ["c5-d1-conn0-dis5", "restate", "1", "0.00", "[0.00,0.79]"]],
+    columns=["setting", "arm", "n", "success", "95% CI"],
+    align=["left", "left", "right", "right", "right"],
+    rows=[
+        ["c5-d1-conn0-dis5", "plain", "1", "1.00", "[0.21,1.00]"],
+        ["c5-d1-conn0-dis5", "restate", "1", "0.00", "[0.00,0.79]"],
+    ],
     notes=["restatement effect over 1 paired tasks: -1.000"],
 )
 CFB_TABLE = Table(title="faithful", columns=["mode"], rows=[["[bold]x|y"]])
 
 
 def _summary_with_tables() -> Summary:
-    aggregates = {"dag": ScorerAggregate.model_validate({"rows": [], "tables": [DAG_TABLE]}),
-                  "complexeval": ScorerAggregate.model_validate({"tables": [CFB_TABLE]})}
-    return Summary(schema_version=2, run_id="r", model="m", harness_mode="production-parity",
-                   scorer_aggregates=aggregates)
+    aggregates = {
+        "dag": ScorerAggregate.model_validate({"rows": [], "tables": [DAG_TABLE]}),
+        "complexeval": ScorerAggregate.model_validate({"tables": [CFB_TABLE]}),
+    }
+    return Summary(
+        schema_version=2,
+        run_id="r",
+        model="m",
+        harness_mode="production-parity",
+        scorer_aggregates=aggregates,
+    )
 
 
 def test_scorer_tables_print_as_a_terminal_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,9 +145,12 @@ def test_scorer_tables_in_show_markdown(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["show", str(run), "--format", "md"]) == 0
     md = capsys.readouterr().out
     dag = md.split("#### dag\n\n")[1].split("####")[0]
-    assert dag.splitlines()[:4] == ["| setting | arm | n | success | 95% CI |", "|---|---|---:|---:|---:|",
-                                    "| c5-d1-conn0-dis5 | plain | 1 | 1.00 | [0.21,1.00] |",
-                                    "| c5-d1-conn0-dis5 | restate | 1 | 0.00 | [0.00,0.79] |"]
+    assert dag.splitlines()[:4] == [
+        "| setting | arm | n | success | 95% CI |",
+        "|---|---|---:|---:|---:|",
+        "| c5-d1-conn0-dis5 | plain | 1 | 1.00 | [0.21,1.00] |",
+        "| c5-d1-conn0-dis5 | restate | 1 | 0.00 | [0.00,0.79] |",
+    ]
     assert "restatement effect over 1 paired tasks: -1.000" in dag
     assert "#### complexeval\n\n**faithful**\n\n| mode |\n|---|\n| [bold]x\\|y |" in md
 

@@ -34,10 +34,18 @@ def _lookup(key: str) -> dict[str, Any]:
 
 def _suite(name: str, tool: str, cases: list[tuple[str, str]], timeout_s: float = 30.0) -> Suite:
     registry = ToolRegistry([ToolContract(name=tool, parameters=OBJ)])
-    built = [Case(id=case_id, instruction=f"{tool} {key}", timeout_s=timeout_s,
-                  expected=[{"tool": tool, "arguments": {"key": key}}]) for case_id, key in cases]
-    return Suite(name=name, cases=built, registry=registry,
-                 executor=PythonExecutor({"slow": _slow, "lookup": _lookup}))
+    built = [
+        Case(
+            id=case_id,
+            instruction=f"{tool} {key}",
+            timeout_s=timeout_s,
+            expected=[{"tool": tool, "arguments": {"key": key}}],
+        )
+        for case_id, key in cases
+    ]
+    return Suite(
+        name=name, cases=built, registry=registry, executor=PythonExecutor({"slow": _slow, "lookup": _lookup})
+    )
 
 
 def _register(suite: Suite) -> None:
@@ -47,7 +55,9 @@ def _register(suite: Suite) -> None:
 def test_blocking_tools_of_concurrent_cases_run_in_parallel(tmp_path: Path) -> None:
     suite = _suite("blocking4", "slow", [(f"c{i}", f"k{i}") for i in range(4)])
     _register(suite)
-    result = callbench.run("blocking4", model="oracle", out_dir=tmp_path / "r", progress="quiet", concurrency=4)
+    result = callbench.run(
+        "blocking4", model="oracle", out_dir=tmp_path / "r", progress="quiet", concurrency=4
+    )
     records = result.records
     assert all(r.verdicts["real-tool-execution"].passed for r in records)
     # Wall time of the cases themselves (start-up and imports excluded): four 1 s tools one after
@@ -95,6 +105,7 @@ def test_a_bug_in_a_tool_is_an_error_record_and_resume_reruns_it(tmp_path: Path)
     suite.executor = PythonExecutor({"lookup": lambda key: {"value": 2}})
     result = callbench.run("tool-bug", model="oracle", out_dir=out, progress="quiet", resume=True)
     lines = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
-    assert [line["case_id"] for line in lines] == ["good", "buggy", "buggy"] or \
-        sorted(line["case_id"] for line in lines) == ["buggy", "buggy", "good"]
+    assert [line["case_id"] for line in lines] == ["good", "buggy", "buggy"] or sorted(
+        line["case_id"] for line in lines
+    ) == ["buggy", "buggy", "good"]
     assert {r.case_id: r.status for r in result.records} == {"good": "completed", "buggy": "completed"}

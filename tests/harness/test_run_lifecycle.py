@@ -17,8 +17,9 @@ from callbench.harness.summary import build_summary, ensure_single_mode
 
 def test_oracle_assisted_mode_recorded_and_never_pooled(tmp_path):
     a = callbench.run("starter", "oracle", "all", out_dir=tmp_path / "a", progress="quiet")
-    b = callbench.run("starter", "oracle", "all", out_dir=tmp_path / "b", progress="quiet",
-                      harness_mode="oracle-assisted")
+    b = callbench.run(
+        "starter", "oracle", "all", out_dir=tmp_path / "b", progress="quiet", harness_mode="oracle-assisted"
+    )
     assert {r.harness_mode for r in a.records} == {"production-parity"}
     assert {r.harness_mode for r in b.records} == {"oracle-assisted"}
     assert b.records[0].harness_assistance["step_count_disclosed"] is True
@@ -26,19 +27,28 @@ def test_oracle_assisted_mode_recorded_and_never_pooled(tmp_path):
     with pytest.raises(PoolingError):
         ensure_single_mode(a.records + b.records)
     from callbench.harness.runfolder import read_header
+
     with pytest.raises(PoolingError):
         build_summary(read_header(a.run_dir), a.records + b.records)
 
 
 def test_oracle_assisted_nudges_after_an_early_stop(tmp_path):
-    result = callbench.run("starter", "noisy:1:early_stop", "all", out_dir=tmp_path / "r", progress="quiet",
-                           harness_mode="oracle-assisted", case_ids=["email_after_lookup"])
+    result = callbench.run(
+        "starter",
+        "noisy:1:early_stop",
+        "all",
+        out_dir=tmp_path / "r",
+        progress="quiet",
+        harness_mode="oracle-assisted",
+        case_ids=["email_after_lookup"],
+    )
     rounds = result.records[0].trace.rounds
     assert any(r.nudge and "1 of 2 requested steps" in r.nudge for r in rounds)
 
 
 def test_production_parity_appends_guidance_and_budget_ten(tmp_path):
     from callbench.harness.modes import CONTINUATION_GUIDANCE, ModePolicy
+
     assert ModePolicy("production-parity").round_budget(3, None) == 10
     assert ModePolicy("oracle-assisted").round_budget(3, None) == 7
     assert "remaining steps" in CONTINUATION_GUIDANCE
@@ -54,7 +64,9 @@ def test_score_reproduces_original_verdicts(tmp_path):
 
 
 def test_score_under_a_single_tier_without_model(tmp_path):
-    result = callbench.run("starter", "oracle", "native-function-contract", out_dir=tmp_path / "r", progress="quiet")
+    result = callbench.run(
+        "starter", "oracle", "native-function-contract", out_dir=tmp_path / "r", progress="quiet"
+    )
     summary = callbench.score_run(result.run_dir, "task-completion-execution")
     assert summary["tiers"]["task-completion-execution"]["accuracy"] == 1.0
 
@@ -85,8 +97,9 @@ def test_resume_after_kill_loses_at_most_cases_in_flight(tmp_path):
     proc.wait()
     done_before = {json.loads(line)["key"] for line in records.read_text().splitlines() if line.strip()}
     assert 4 <= len(done_before) < 16
-    resumed = callbench.run(resume=True, out_dir=run_dir, suite="starter", model="oracle", tier="all",
-                            progress="quiet")
+    resumed = callbench.run(
+        resume=True, out_dir=run_dir, suite="starter", model="oracle", tier="all", progress="quiet"
+    )
     keys = [r.key for r in read_records(run_dir)]
     assert len(keys) == len(set(keys)) == 16
     assert resumed.summary["tiers"]["real-tool-execution"]["accuracy"] == 1.0
@@ -110,8 +123,14 @@ def test_executor_failure_is_recorded_not_fatal(tmp_path):
 
     script = ScriptedProvider([tool_call_turn("delete_event", {"event_id": "evt_404"}), text_turn("done")])
     catalog().providers.register("script-exec-failure", lambda spec: script, replace=True)
-    result = callbench.run("starter", "script-exec-failure", "all", out_dir=tmp_path / "r", progress="quiet",
-                           case_ids=["create_and_delete"])
+    result = callbench.run(
+        "starter",
+        "script-exec-failure",
+        "all",
+        out_dir=tmp_path / "r",
+        progress="quiet",
+        case_ids=["create_and_delete"],
+    )
     record = result.records[0]
     assert record.status == "completed"
     failed = [c for c in record.trace.calls if c.execution == "error"]
@@ -126,11 +145,18 @@ def test_malformed_model_output_is_scored_not_a_crash(tmp_path):
     from callbench.catalog import catalog
     from callbench.providers.agents.scripted import ScriptedProvider, text_turn, tool_call_turn
 
-    script = ScriptedProvider([tool_call_turn("get_weather", '{"city": "Par'), tool_call_turn("no_such_tool", {}),
-                               text_turn("")])
+    script = ScriptedProvider(
+        [tool_call_turn("get_weather", '{"city": "Par'), tool_call_turn("no_such_tool", {}), text_turn("")]
+    )
     catalog().providers.register("script-malformed", lambda spec: script, replace=True)
-    result = callbench.run("starter", "script-malformed", "all", out_dir=tmp_path / "r", progress="quiet",
-                           case_ids=["weather_paris"])
+    result = callbench.run(
+        "starter",
+        "script-malformed",
+        "all",
+        out_dir=tmp_path / "r",
+        progress="quiet",
+        case_ids=["weather_paris"],
+    )
     record = result.records[0]
     assert record.status == "completed"
     assert [c.execution for c in record.trace.calls] == ["rejected", "rejected"]

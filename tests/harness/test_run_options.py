@@ -40,8 +40,11 @@ BAD_GROUPS = [
 ]
 
 
-@pytest.mark.parametrize(("group", "values", "message"), BAD_GROUPS,
-                         ids=[f"{g.__name__}-{next(iter(v))}" for g, v, _ in BAD_GROUPS])
+@pytest.mark.parametrize(
+    ("group", "values", "message"),
+    BAD_GROUPS,
+    ids=[f"{g.__name__}-{next(iter(v))}" for g, v, _ in BAD_GROUPS],
+)
 def test_a_bad_option_is_one_line_naming_the_field(group: type, values: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message) as caught:
         group(**values)
@@ -64,10 +67,12 @@ BAD_CALLS = [
 ]
 
 
-@pytest.mark.parametrize(("kwargs", "message"), BAD_CALLS,
-                         ids=[f"{next(iter(k))}{i}" for i, (k, _) in enumerate(BAD_CALLS)])
-def test_evaluate_refuses_bad_arguments_before_running(tmp_path: Path, kwargs: dict[str, Any],
-                                                       message: str) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "message"), BAD_CALLS, ids=[f"{next(iter(k))}{i}" for i, (k, _) in enumerate(BAD_CALLS)]
+)
+def test_evaluate_refuses_bad_arguments_before_running(
+    tmp_path: Path, kwargs: dict[str, Any], message: str
+) -> None:
     kwargs = {"suite": "starter", "model": "oracle", "output": Output(out_dir=tmp_path / "r"), **kwargs}
     with pytest.raises(ConfigError, match=message) as caught:
         callbench.evaluate(**kwargs)
@@ -80,22 +85,50 @@ def test_good_values_are_normalised() -> None:
     assert Selection(k="12").k == 12
     limits = EngineLimits(cache_path="c.db", price_table=Path("p.yaml"), rpm=30)
     assert (limits.cache_path, limits.price_table, limits.rpm) == (Path("c.db"), Path("p.yaml"), 30)
-    config = RunConfig(suites="starter", tiers="all", out_dir="runs/x", case_ids=["a"],  # type: ignore[arg-type]
-                       settings={"max_tokens": 10})  # type: ignore[arg-type]
+    config = RunConfig(
+        suites="starter",
+        tiers="all",
+        out_dir="runs/x",
+        case_ids=["a"],  # type: ignore[arg-type]
+        settings={"max_tokens": 10},
+    )  # type: ignore[arg-type]
     assert (config.suites, config.tiers, config.out_dir, config.case_ids) == (
-        ("starter",), ("all",), Path("runs/x"), ("a",))
+        ("starter",),
+        ("all",),
+        Path("runs/x"),
+        ("a",),
+    )
     assert config.settings.max_tokens == 10
 
 
 def test_from_groups_is_the_flat_config() -> None:
-    config = RunConfig.from_groups(["starter"], "oracle", "all", "oracle-assisted",
-                                   selection=Selection(limit=2, k=5), limits=EngineLimits(concurrency=3),
-                                   generation={"seed": 7}, output=Output(out_dir="o", progress="plain"))
-    assert config == RunConfig(suites=("starter",), model="oracle", tiers=("all",),
-                               harness_mode="oracle-assisted", limit=2, k=5, concurrency=3, out_dir=Path("o"),
-                               settings=callbench.GenerationSettings(seed=7), progress="plain")
-    assert config.groups() == (Selection(limit=2, k=5), EngineLimits(concurrency=3),
-                               Output(out_dir="o", progress="plain"))
+    config = RunConfig.from_groups(
+        ["starter"],
+        "oracle",
+        "all",
+        "oracle-assisted",
+        selection=Selection(limit=2, k=5),
+        limits=EngineLimits(concurrency=3),
+        generation={"seed": 7},
+        output=Output(out_dir="o", progress="plain"),
+    )
+    assert config == RunConfig(
+        suites=("starter",),
+        model="oracle",
+        tiers=("all",),
+        harness_mode="oracle-assisted",
+        limit=2,
+        k=5,
+        concurrency=3,
+        out_dir=Path("o"),
+        settings=callbench.GenerationSettings(seed=7),
+        progress="plain",
+    )
+    assert config.groups() == (
+        Selection(limit=2, k=5),
+        EngineLimits(concurrency=3),
+        Output(out_dir="o", progress="plain"),
+    )
 
 
 def test_a_recorded_config_with_objects_is_not_rebuilt() -> None:

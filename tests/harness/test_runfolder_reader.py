@@ -79,12 +79,20 @@ def test_read_run_errors_and_partial_folders(tmp_path: Path) -> None:
 
 def test_summary_round_trip_keeps_tables_and_set_fields_only(tmp_path: Path) -> None:
     table = Table(title="t", columns=["a", "b"], rows=[["1", "2"]], align=["left", "right"], notes=["n"])
-    summary = Summary(schema_version=2, run_id="r", model="m",
-                      scorer_aggregates={"s": ScorerAggregate.model_validate({"x": 1, "tables": [table]})})
+    summary = Summary(
+        schema_version=2,
+        run_id="r",
+        model="m",
+        scorer_aggregates={"s": ScorerAggregate.model_validate({"x": 1, "tables": [table]})},
+    )
     write_summary(tmp_path, summary)
     on_disk = json.loads((tmp_path / "summary.json").read_text())
-    assert on_disk == {"schema_version": 2, "run_id": "r", "model": "m", "scorer_aggregates": {
-        "s": {"tables": [table.model_dump()], "x": 1}}}
+    assert on_disk == {
+        "schema_version": 2,
+        "run_id": "r",
+        "model": "m",
+        "scorer_aggregates": {"s": {"tables": [table.model_dump()], "x": 1}},
+    }
     again = read_summary(tmp_path)
     assert again.scorer_aggregates["s"].tables == [table] and again.scorer_aggregates["s"].figures == {"x": 1}
     assert again.to_json_dict() == on_disk

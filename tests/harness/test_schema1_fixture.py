@@ -72,7 +72,9 @@ def test_schema_1_text_tables_become_table_notes() -> None:
     assert aggregate.tables == [Table(notes=text.splitlines())]
     assert aggregate.figures == {"rows": [{"n": 1}]}
     assert summary.to_json_dict()["scorer_aggregates"]["dag"] == {
-        "rows": [{"n": 1}], "tables": [{"notes": text.splitlines()}]}
+        "rows": [{"n": 1}],
+        "tables": [{"notes": text.splitlines()}],
+    }
 
 
 def test_summary_without_version_reads_as_schema_1() -> None:
@@ -99,6 +101,13 @@ def test_rescore_reproduces_the_stored_verdicts(run_copy: Path) -> None:
     stored = _stored_summary()
     written = json.loads((run_copy / "summary.json").read_text(encoding="utf-8"))
     assert written["schema_version"] == SUMMARY_SCHEMA_VERSION == summary.schema_version
-    for key in ("tiers", "statistics", "n_completed", "n_error", "errors_by_type", "qc_flags",
-                "scorer_aggregates"):
+    for key in (
+        "tiers",
+        "statistics",
+        "n_completed",
+        "n_error",
+        "errors_by_type",
+        "qc_flags",
+        "scorer_aggregates",
+    ):
         assert written[key] == stored[key], key

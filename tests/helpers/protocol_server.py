@@ -73,31 +73,57 @@ def first_tool_responder(api: Api, body: dict[str, Any]) -> Turn:
 def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
     """Render a :class:`Turn` as a response body of the given API."""
     if api == "openai":
-        calls = [{"id": turn.call_id(serial, i, "call"), "type": "function", "function": {"name": n, "arguments": a}}
-                 for i, (n, a) in enumerate(turn.calls)]
+        calls = [
+            {
+                "id": turn.call_id(serial, i, "call"),
+                "type": "function",
+                "function": {"name": n, "arguments": a},
+            }
+            for i, (n, a) in enumerate(turn.calls)
+        ]
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if calls:
             message["tool_calls"] = calls
-        return {"id": f"chatcmpl-{serial}", "object": "chat.completion", "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
-                          "total_tokens": turn.input_tokens + turn.output_tokens}}
+        return {
+            "id": f"chatcmpl-{serial}",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {
+                "prompt_tokens": turn.input_tokens,
+                "completion_tokens": turn.output_tokens,
+                "total_tokens": turn.input_tokens + turn.output_tokens,
+            },
+        }
     blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
     if turn.thinking:
         blocks.insert(0, {"type": "thinking", "thinking": turn.thinking, "signature": f"sig-{serial}"})
     for i, (name, raw) in enumerate(turn.calls):
-        blocks.append({"type": "tool_use", "id": turn.call_id(serial, i, "toolu"), "name": name,
-                       "input": json.loads(raw)})
-    return {"id": f"msg_{serial}", "type": "message", "role": "assistant", "model": model, "content": blocks,
-            "stop_reason": "tool_use" if turn.calls else "end_turn",
-            "usage": {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens}}
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": turn.call_id(serial, i, "toolu"),
+                "name": name,
+                "input": json.loads(raw),
+            }
+        )
+    return {
+        "id": f"msg_{serial}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": "tool_use" if turn.calls else "end_turn",
+        "usage": {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens},
+    }
 
 
 class ProtocolServer:
     """Scripted OpenAI/Anthropic-protocol server with fault injection."""
 
-    def __init__(self, responder: Responder = first_tool_responder, latency_s: float = 0.0,
-                 jitter: float = 0.0) -> None:
+    def __init__(
+        self, responder: Responder = first_tool_responder, latency_s: float = 0.0, jitter: float = 0.0
+    ) -> None:
         self.responder = responder
         self.latency_s = latency_s
         self.jitter = jitter
@@ -183,8 +209,9 @@ class ProtocolServer:
             return self.latency_s
         return self.latency_s * self._rng.uniform(1 - self.jitter, 1 + self.jitter)
 
-    async def _fault(self, fault: Fault, api: Api, writer: asyncio.StreamWriter, body: dict[str, Any],
-                     serial: int) -> bool:
+    async def _fault(
+        self, fault: Fault, api: Api, writer: asyncio.StreamWriter, body: dict[str, Any], serial: int
+    ) -> bool:
         extra = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
         if fault.kind in {"429", "500", "503", "400", "401", "404"}:
             text = fault.message or f"injected {fault.kind}"
@@ -209,12 +236,18 @@ class ProtocolServer:
 
     @staticmethod
     def _head(status: int, length: int, extra: dict[str, str]) -> bytes:
-        lines = [f"HTTP/1.1 {status} X", "Content-Type: application/json", f"Content-Length: {length}",
-                 "Connection: keep-alive", *(f"{k}: {v}" for k, v in extra.items())]
+        lines = [
+            f"HTTP/1.1 {status} X",
+            "Content-Type: application/json",
+            f"Content-Length: {length}",
+            "Connection: keep-alive",
+            *(f"{k}: {v}" for k, v in extra.items()),
+        ]
         return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
-    async def _send(self, writer: asyncio.StreamWriter, status: int, payload: bytes,
-                    extra: dict[str, str] | None = None) -> None:
+    async def _send(
+        self, writer: asyncio.StreamWriter, status: int, payload: bytes, extra: dict[str, str] | None = None
+    ) -> None:
         writer.write(self._head(status, len(payload), extra or {}) + payload)
         await writer.drain()
 

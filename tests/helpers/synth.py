@@ -45,7 +45,12 @@ def make_record(
     }
     if rng.random() < error_rate:
         error = {"type": "TransientProviderError", "message": "HTTP 503 after 3 retries"}
-        return base | {"status": "error", "error": error, "verdicts": {}, "trace": {"rounds": [], "calls": []}}
+        return base | {
+            "status": "error",
+            "error": error,
+            "verdicts": {},
+            "trace": {"rounds": [], "calls": []},
+        }
     ok = rng.random() < skill
     args = {"name": f"gene{i}" if ok else f"gene{i + 1}", "limit": 5}
     final = f"Done with gene{i}."
@@ -65,7 +70,9 @@ def make_record(
             "scorer": tier,
             "passed": tier_ok,
             "partial": 1.0 if tier_ok else round(rng.random() * 0.8, 3),
-            "reasons": [] if tier_ok else [{"code": REASONS[i % len(REASONS)], "message": f"argument name differs {payload or ''}"}],
+            "reasons": []
+            if tier_ok
+            else [{"code": REASONS[i % len(REASONS)], "message": f"argument name differs {payload or ''}"}],
             "rationale": "all strict conditions hold" if tier_ok else f"failed: {payload or 'wrong name'}",
             "details": {},
         }
@@ -97,13 +104,21 @@ def make_records(n: int, *, seed: int = 1, trials: int = 1, **kw: Any) -> list[d
     return [make_record(i, rng=rng, trial=t, **kw) for i in range(n) for t in range(1, trials + 1)]
 
 
-def write_run(run_dir: Path, records: list[dict[str, Any]], *, model: str = "scripted", summary: bool = True) -> Path:
+def write_run(
+    run_dir: Path, records: list[dict[str, Any]], *, model: str = "scripted", summary: bool = True
+) -> Path:
     """Write ``run.json`` + ``records.jsonl`` (+ ``summary.json``) like a finished run."""
     from callbench.stats import statistics_summary
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    header = {"run_id": run_dir.name, "model": model, "harness_mode": records[0]["harness_mode"] if records else "oracle-assisted",
-              "created_at": "2026-11-30T05:00:00Z", "callbench_version": "0", "python_version": "3.11"}
+    header = {
+        "run_id": run_dir.name,
+        "model": model,
+        "harness_mode": records[0]["harness_mode"] if records else "oracle-assisted",
+        "created_at": "2026-11-30T05:00:00Z",
+        "callbench_version": "0",
+        "python_version": "3.11",
+    }
     (run_dir / "run.json").write_text(json.dumps(header))
     with (run_dir / "records.jsonl").open("w") as fh:
         for rec in records:

@@ -24,5 +24,8 @@ def server() -> Iterator[ProtocolServer]:
 @pytest.fixture
 def fast_options() -> ModelOptions:
     """Short backoff so retry tests take milliseconds; no cache."""
-    return ModelOptions(retry=RetryPolicy(max_retries=3, max_retry_time_s=5.0, base_delay_s=0.01, max_delay_s=0.05),
-                        request_timeout_s=0.5, use_cache=False)
+    return ModelOptions(
+        retry=RetryPolicy(max_retries=3, max_retry_time_s=5.0, base_delay_s=0.01, max_delay_s=0.05),
+        request_timeout_s=0.5,
+        use_cache=False,
+    )

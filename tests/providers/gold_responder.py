@@ -93,27 +93,48 @@ def to_messages(api: Api, body: dict[str, Any], names: ToolNameMap) -> list[Mess
 
 
 def _openai_message(raw: dict[str, Any], names: ToolNameMap) -> Message:
-    calls = [ToolCall(id=c["id"], name=names.original(c["function"]["name"]),
-                      arguments=parse_arguments(c["function"]["arguments"])[0]) for c in raw.get("tool_calls") or []]
-    return Message(role=raw["role"], content=raw.get("content") or "", tool_calls=calls,
-                   tool_call_id=raw.get("tool_call_id"))
+    calls = [
+        ToolCall(
+            id=c["id"],
+            name=names.original(c["function"]["name"]),
+            arguments=parse_arguments(c["function"]["arguments"])[0],
+        )
+        for c in raw.get("tool_calls") or []
+    ]
+    return Message(
+        role=raw["role"],
+        content=raw.get("content") or "",
+        tool_calls=calls,
+        tool_call_id=raw.get("tool_call_id"),
+    )
 
 
 def _anthropic_messages(raw: dict[str, Any], names: ToolNameMap) -> list[Message]:
-    blocks = raw["content"] if isinstance(raw["content"], list) else [{"type": "text", "text": raw["content"]}]
+    blocks = (
+        raw["content"] if isinstance(raw["content"], list) else [{"type": "text", "text": raw["content"]}]
+    )
     if raw["role"] == "assistant":
         text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
-        calls = [ToolCall(id=b["id"], name=names.original(b["name"]), arguments=b["input"])
-                 for b in blocks if b["type"] == "tool_use"]
+        calls = [
+            ToolCall(id=b["id"], name=names.original(b["name"]), arguments=b["input"])
+            for b in blocks
+            if b["type"] == "tool_use"
+        ]
         return [Message(role="assistant", content=text, tool_calls=calls)]
-    results = [Message(role="tool", content=b["content"], tool_call_id=b["tool_use_id"])
-               for b in blocks if b["type"] == "tool_result"]
+    results = [
+        Message(role="tool", content=b["content"], tool_call_id=b["tool_use_id"])
+        for b in blocks
+        if b["type"] == "tool_result"
+    ]
     text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
     return results or [Message.user(text)]
 
 
-_RESPONSE = re.compile(r"<tool_response name=(?P<name>'[^']*'|\"[^\"]*\"|None) id=(?P<id>'[^']*'|\"[^\"]*\"|None)>\n"
-                       r"(?P<content>.*?)\n</tool_response>", re.DOTALL)
+_RESPONSE = re.compile(
+    r"<tool_response name=(?P<name>'[^']*'|\"[^\"]*\"|None) id=(?P<id>'[^']*'|\"[^\"]*\"|None)>\n"
+    r"(?P<content>.*?)\n</tool_response>",
+    re.DOTALL,
+)
 
 
 class PromptGoldResponder(GoldResponder):
@@ -128,8 +149,10 @@ class PromptGoldResponder(GoldResponder):
         case = self.by_prompt[prompt_of(raw)]
         messages = self._native(case.key, raw)
         turn = super().__call__(api, {**body, "messages": [_as_openai(m) for m in messages], "tools": []})
-        blocks = [f'<tool_call>{{"name": {json.dumps(self.names.original(n))}, "arguments": {a}}}</tool_call>'
-                  for n, a in turn.calls]
+        blocks = [
+            f'<tool_call>{{"name": {json.dumps(self.names.original(n))}, "arguments": {a}}}</tool_call>'
+            for n, a in turn.calls
+        ]
         return Turn(text="\n".join(blocks) or turn.text)
 
     def _native(self, case_key: str, messages: list[Message]) -> list[Message]:
@@ -140,8 +163,13 @@ class PromptGoldResponder(GoldResponder):
                 rounds += 1
                 ids = self.memo[(case_key, rounds - 1)].ids or []
                 calls = parse_text_calls(message.content, set(self.names.to_wire)).calls
-                out.append(Message(role="assistant", content="", tool_calls=[
-                    c.model_copy(update={"id": ids[i]}) for i, c in enumerate(calls)]))
+                out.append(
+                    Message(
+                        role="assistant",
+                        content="",
+                        tool_calls=[c.model_copy(update={"id": ids[i]}) for i, c in enumerate(calls)],
+                    )
+                )
             elif message.role == "user" and message.content.startswith("<tool_response"):
                 ids = self.memo[(case_key, rounds - 1)].ids or []
                 for i, match in enumerate(_RESPONSE.finditer(message.content)):
@@ -154,8 +182,10 @@ class PromptGoldResponder(GoldResponder):
 def _as_openai(message: Message) -> dict[str, Any]:
     item: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
-        item["tool_calls"] = [{"id": c.id, "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                              for c in message.tool_calls]
+        item["tool_calls"] = [
+            {"id": c.id, "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in message.tool_calls
+        ]
     if message.tool_call_id:
         item["tool_call_id"] = message.tool_call_id
     return item

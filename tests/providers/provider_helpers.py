@@ -24,5 +24,8 @@ def conversation(text: str = "Weather in Paris?") -> list[Message]:
 
 
 def openai_body(message: dict[str, Any], usage: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"model": "m-1", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": usage or {"prompt_tokens": 3, "completion_tokens": 2}}
+    return {
+        "model": "m-1",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": usage or {"prompt_tokens": 3, "completion_tokens": 2},
+    }

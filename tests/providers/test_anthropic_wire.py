@@ -11,9 +11,15 @@ from callbench.types.messages import Message, ModelTurn, ToolCall
 
 
 def test_parallel_results_merge_into_one_user_turn() -> None:
-    calls = [ToolCall(id=f"t{i}", name="weather.get", arguments={"city": c}) for i, c in enumerate(["Oslo", "Rome"])]
-    history = conversation() + [Message.assistant(ModelTurn(text="Checking.", tool_calls=calls)),
-                                Message.tool(calls[0], "cold"), Message.tool(calls[1], "warm")]
+    calls = [
+        ToolCall(id=f"t{i}", name="weather.get", arguments={"city": c})
+        for i, c in enumerate(["Oslo", "Rome"])
+    ]
+    history = conversation() + [
+        Message.assistant(ModelTurn(text="Checking.", tool_calls=calls)),
+        Message.tool(calls[0], "cold"),
+        Message.tool(calls[1], "warm"),
+    ]
     body, _ = build_request("c", history, [WEATHER], SETTINGS)
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     assistant, results = body["messages"][1]["content"], body["messages"][2]["content"]
@@ -25,15 +31,23 @@ def test_parallel_results_merge_into_one_user_turn() -> None:
 
 def test_response_blocks_become_a_turn() -> None:
     _, names = build_request("c", conversation(), [WEATHER], SETTINGS)
-    data = {"model": "claude-x", "stop_reason": "tool_use",
-            "usage": {"input_tokens": 30, "output_tokens": 9, "cache_read_input_tokens": 12},
-            "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "Sure."},
-                        {"type": "tool_use", "id": "tu1", "name": "weather_get", "input": {"city": "Oslo"}},
-                        {"type": "tool_use", "id": "tu2", "name": "weather_get", "input": ["bad"]}]}
+    data = {
+        "model": "claude-x",
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 30, "output_tokens": 9, "cache_read_input_tokens": 12},
+        "content": [
+            {"type": "thinking", "thinking": "hmm"},
+            {"type": "text", "text": "Sure."},
+            {"type": "tool_use", "id": "tu1", "name": "weather_get", "input": {"city": "Oslo"}},
+            {"type": "tool_use", "id": "tu2", "name": "weather_get", "input": ["bad"]},
+        ],
+    }
     turn = parse_response(data, names)
     assert turn.text == "Sure." and turn.reasoning == "hmm" and turn.finish_reason == "tool_use"
-    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("tu1", "weather.get", {"city": "Oslo"}),
-                                                                     ("tu2", "weather.get", None)]
+    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [
+        ("tu1", "weather.get", {"city": "Oslo"}),
+        ("tu2", "weather.get", None),
+    ]
     assert "not an object" in (turn.tool_calls[1].parse_error or "")
     assert turn.usage is not None and (turn.usage.input_tokens, turn.usage.cached_tokens) == (42, 12)
 

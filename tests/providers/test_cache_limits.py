@@ -49,14 +49,18 @@ def test_key_covers_everything_that_changes_the_answer() -> None:
     describe = {"provider": "openai", "model": "m", "base_url": "u"}
     base = cache_key(describe, conversation(), [WEATHER], SETTINGS)
     assert base == cache_key(dict(describe), conversation(), [WEATHER], SETTINGS)
-    assert base == cache_key(describe, conversation(), [WEATHER], SETTINGS.model_copy(update={"timeout_s": 5}))
+    assert base == cache_key(
+        describe, conversation(), [WEATHER], SETTINGS.model_copy(update={"timeout_s": 5})
+    )
     variants = [
         cache_key({**describe, "model": "n"}, conversation(), [WEATHER], SETTINGS),
         cache_key({**describe, "base_url": "v"}, conversation(), [WEATHER], SETTINGS),
         cache_key(describe, conversation("other"), [WEATHER], SETTINGS),
         cache_key(describe, conversation(), [], SETTINGS),
         cache_key(describe, conversation(), [WEATHER], SETTINGS.model_copy(update={"max_tokens": 9})),
-        cache_key(describe, conversation(), [WEATHER], SETTINGS.model_copy(update={"reasoning_effort": "high"})),
+        cache_key(
+            describe, conversation(), [WEATHER], SETTINGS.model_copy(update={"reasoning_effort": "high"})
+        ),
         cache_key(describe, conversation(), [WEATHER], SETTINGS, salt="trial-2"),
     ]
     assert len({base, *variants}) == len(variants) + 1
@@ -90,7 +94,9 @@ def test_max_connections_bounds_concurrent_requests() -> None:
 
         async def many() -> None:
             try:
-                await asyncio.gather(*(model.generate(conversation(str(i)), [WEATHER], SETTINGS) for i in range(8)))
+                await asyncio.gather(
+                    *(model.generate(conversation(str(i)), [WEATHER], SETTINGS) for i in range(8))
+                )
             finally:
                 await model.aclose()
 

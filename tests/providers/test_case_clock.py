@@ -23,8 +23,11 @@ from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
 from callbench.harness.runfolder import read_header
 from callbench.types.records import CaseRecord
 
-ECHO = {"name": "echo", "description": "Echo a text back.",
-        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
+ECHO = {
+    "name": "echo",
+    "description": "Echo a text back.",
+    "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+}
 TIERS = ("native-function-contract", "real-tool-execution", "task-completion-execution")
 
 
@@ -59,8 +62,12 @@ def write_suite(root: Path, cases: list[dict[str, Any]]) -> Path:
     (folder / "tools" / "echo.json").write_text(json.dumps(ECHO))
     with (folder / "cases.jsonl").open("w") as handle:
         for case in cases:
-            row = {"category": "echo", "instruction": f"Echo hi for case {case['id']}.",
-                   "expected": [{"tool": "echo", "arguments": {"text": "hi"}}], **case}
+            row = {
+                "category": "echo",
+                "instruction": f"Echo hi for case {case['id']}.",
+                "expected": [{"tool": "echo", "arguments": {"text": "hi"}}],
+                **case,
+            }
             handle.write(json.dumps(row) + "\n")
     return folder
 
@@ -143,8 +150,9 @@ def test_limit_while_queued_at_the_rate_limiter_is_an_error_record(tmp_path: Pat
 
 def test_endpoint_time_does_not_eat_the_tool_budget(tmp_path: Path) -> None:
     """1.5 s stalled request + 2 s tool > 3 s limit, but only the tool's 2 s are the model's."""
-    suite = write_suite(tmp_path, [{"id": "c0", "timeout_s": 3.0, "max_rounds": 1,
-                                    "executor_config": {"tool_delay_s": 2.0}}])
+    suite = write_suite(
+        tmp_path, [{"id": "c0", "timeout_s": 3.0, "max_rounds": 1, "executor_config": {"tool_delay_s": 2.0}}]
+    )
     with ProtocolServer(responder=echo_responder) as server:
         server.inject(Fault("slow", delay_s=1.5))
         result = run(suite, f"openai:echo@{server.url}", tmp_path / "run")
@@ -202,7 +210,12 @@ def test_cli_records_the_request_timeout_default(tmp_path: Path) -> None:
     from callbench.cli.main import main
 
     out = tmp_path / "run"
-    assert main(["run", "-s", "starter", "-m", "oracle", "--limit", "1", "--out", str(out), "--progress", "quiet"]) == 0
+    assert (
+        main(
+            ["run", "-s", "starter", "-m", "oracle", "--limit", "1", "--out", str(out), "--progress", "quiet"]
+        )
+        == 0
+    )
     header = read_header(out)
     assert header.options["request_timeout_s"] == header.settings["timeout_s"] < 120
 
@@ -211,7 +224,9 @@ def test_bad_request_timeout_is_one_line(tmp_path: Path) -> None:
     from callbench.errors import ConfigError
 
     with pytest.raises(ConfigError, match="request_timeout_s"):
-        callbench.run("starter", "openai:x@http://127.0.0.1:9/v1", out_dir=tmp_path / "r", request_timeout_s=0)
+        callbench.run(
+            "starter", "openai:x@http://127.0.0.1:9/v1", out_dir=tmp_path / "r", request_timeout_s=0
+        )
 
 
 def test_records_carry_the_round_budget_each_case_ran_with(tmp_path: Path) -> None:
@@ -222,10 +237,13 @@ def test_records_carry_the_round_budget_each_case_ran_with(tmp_path: Path) -> No
     own = callbench.run(str(suite), "oracle", out_dir=tmp_path / "own", progress="quiet")
     assert {r.case_id: r.harness_assistance["round_budget"] for r in own.records} == {"c0": 3, "c1": 10}
     for result in (dag, own):
-        assert read_header(result.run_dir).harness_assistance["round_budget"] == 10  # run.json: the mode's rule
+        assert (
+            read_header(result.run_dir).harness_assistance["round_budget"] == 10
+        )  # run.json: the mode's rule
 
-    starter = callbench.run("starter", "oracle", out_dir=tmp_path / "s", progress="quiet",
-                            harness_mode="oracle-assisted", limit=3)
+    starter = callbench.run(
+        "starter", "oracle", out_dir=tmp_path / "s", progress="quiet", harness_mode="oracle-assisted", limit=3
+    )
     for record in starter.records:
         assert record.harness_assistance["round_budget"] == len(record.expected_tools) + 4
     assert read_header(starter.run_dir).harness_assistance["round_budget"] == "expected_steps + 4"

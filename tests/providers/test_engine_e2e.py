@@ -50,8 +50,14 @@ def test_gold_path_over_http_scores_full_marks(gold: GoldResponder, tmp_path: Pa
 
 def test_transient_faults_are_retried_and_no_record_is_lost(gold: GoldResponder, tmp_path: Path) -> None:
     with ProtocolServer(responder=gold) as server:
-        server.inject(Fault("429", retry_after=0.01), Fault("503", retry_after=0.01), Fault("slow", delay_s=3),
-                      Fault("drop"), Fault("truncate"), Fault("500"))
+        server.inject(
+            Fault("429", retry_after=0.01),
+            Fault("503", retry_after=0.01),
+            Fault("slow", delay_s=3),
+            Fault("drop"),
+            Fault("truncate"),
+            Fault("500"),
+        )
         result = _run(f"openai:gold@{server.url}", tmp_path / "run", request_timeout_s=0.5, concurrency=8)
         n_requests = len(server.requests)
     assert result.summary["n_completed"] == N_CASES and result.summary["n_error"] == 0
@@ -60,8 +66,9 @@ def test_transient_faults_are_retried_and_no_record_is_lost(gold: GoldResponder,
     assert n_requests == rounds + 6  # every fault cost exactly one extra request
 
 
-def test_persistent_failure_is_an_error_record_and_resume_reruns_only_it(gold: GoldResponder,
-                                                                        tmp_path: Path) -> None:
+def test_persistent_failure_is_an_error_record_and_resume_reruns_only_it(
+    gold: GoldResponder, tmp_path: Path
+) -> None:
     broken = gold.suite.cases[3]
     failing = {"on": True}
 
@@ -109,8 +116,9 @@ def test_malformed_arguments_are_scored_as_model_failure(gold: GoldResponder, tm
     assert result.summary["tiers"][TIERS[0]]["passed"] == N_CASES - 1
 
 
-def test_fatal_error_stops_the_run_and_keeps_completed_records(gold: GoldResponder, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fatal_error_stops_the_run_and_keeps_completed_records(
+    gold: GoldResponder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     key = "sk-e2e-secret-key-0123456789"
     monkeypatch.setenv("CB_E2E_KEY", key)
     out = tmp_path / "run"
@@ -157,7 +165,11 @@ def test_context_overflow_is_an_error_record_and_the_run_goes_on(gold: GoldRespo
     target = gold.suite.cases[2]
 
     def rule(api: Api, body: dict[str, Any]) -> Fault | None:
-        return Fault("400", message="maximum context length is 10 tokens") if gold.case_of(api, body) is target else None
+        return (
+            Fault("400", message="maximum context length is 10 tokens")
+            if gold.case_of(api, body) is target
+            else None
+        )
 
     with ProtocolServer(responder=gold) as server:
         server.fault_rule = rule
@@ -168,8 +180,13 @@ def test_context_overflow_is_an_error_record_and_the_run_goes_on(gold: GoldRespo
 
 def test_each_trial_gets_its_own_cache_entries(gold: GoldResponder, tmp_path: Path) -> None:
     with ProtocolServer(responder=gold) as server:
-        result = _run(f"openai:gold@{server.url}", tmp_path / "run", trials=2, cache=True,
-                      cache_path=tmp_path / "c.sqlite")
+        result = _run(
+            f"openai:gold@{server.url}",
+            tmp_path / "run",
+            trials=2,
+            cache=True,
+            cache_path=tmp_path / "c.sqlite",
+        )
         sent = len(server.requests)
     rounds = sum(len(r.trace.rounds) for r in result.records)
     assert len(result.records) == 2 * N_CASES and sent == rounds

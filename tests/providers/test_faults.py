@@ -33,12 +33,19 @@ async def generate_once(model: Model) -> ModelTurn:
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
 @pytest.mark.parametrize(
     "fault",
-    [Fault("429", retry_after=0.05), Fault("500"), Fault("503", retry_after=0.01), Fault("slow", delay_s=2.0),
-     Fault("drop"), Fault("truncate")],
+    [
+        Fault("429", retry_after=0.05),
+        Fault("500"),
+        Fault("503", retry_after=0.01),
+        Fault("slow", delay_s=2.0),
+        Fault("drop"),
+        Fault("truncate"),
+    ],
     ids=["429-retry-after", "500", "503", "slow", "drop", "truncate"],
 )
-def test_transient_fault_is_retried_and_recovers(server: ProtocolServer, fast_options: ModelOptions,
-                                                 fault: Fault, api: str) -> None:
+def test_transient_fault_is_retried_and_recovers(
+    server: ProtocolServer, fast_options: ModelOptions, fault: Fault, api: str
+) -> None:
     server.inject(fault)
     turn, model = ask(server, fast_options, api)
     assert [c.name for c in turn.tool_calls] == ["weather.get"]  # reversed sanitised name
@@ -58,8 +65,9 @@ def test_retry_after_is_honoured(server: ProtocolServer, fast_options: ModelOpti
     assert waits == [0.3]
 
 
-def test_persistent_failure_gives_up_after_capped_attempts(server: ProtocolServer,
-                                                            fast_options: ModelOptions) -> None:
+def test_persistent_failure_gives_up_after_capped_attempts(
+    server: ProtocolServer, fast_options: ModelOptions
+) -> None:
     server.inject(*[Fault("500")] * 10)
     with pytest.raises(TransientProviderError, match="gave up after 4 attempt"):
         ask(server, fast_options)
@@ -73,11 +81,14 @@ def test_retry_time_cap_stops_long_retry_after(server: ProtocolServer, fast_opti
     assert len(server.requests) == 1
 
 
-@pytest.mark.parametrize(("kind", "hint"), [("401", "check the API key"), ("404", "check the model name"),
-                                            ("400", "request was rejected")])
+@pytest.mark.parametrize(
+    ("kind", "hint"),
+    [("401", "check the API key"), ("404", "check the model name"), ("400", "request was rejected")],
+)
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
-def test_client_errors_are_fatal_without_retry(server: ProtocolServer, fast_options: ModelOptions,
-                                               kind: str, hint: str, api: str) -> None:
+def test_client_errors_are_fatal_without_retry(
+    server: ProtocolServer, fast_options: ModelOptions, kind: str, hint: str, api: str
+) -> None:
     server.inject(Fault(kind))  # type: ignore[arg-type]
     with pytest.raises(FatalProviderError, match=hint) as info:
         ask(server, fast_options, api)

@@ -22,8 +22,13 @@ def test_request_carries_settings_tools_and_sanitised_names() -> None:
 
 
 def test_quirks_change_the_request() -> None:
-    quirks = Quirks(tool_choice_required=False, parallel_tool_calls_param=False, seed=False,
-                    max_tokens_field="max_completion_tokens", no_fallback={"provider": {"allow_fallbacks": False}})
+    quirks = Quirks(
+        tool_choice_required=False,
+        parallel_tool_calls_param=False,
+        seed=False,
+        max_tokens_field="max_completion_tokens",
+        no_fallback={"provider": {"allow_fallbacks": False}},
+    )
     settings = GenerationSettings(tool_choice="required", seed=1)
     body, _ = build_request("m", conversation(), [WEATHER], settings, quirks)
     assert body["tool_choice"] == "auto" and "parallel_tool_calls" not in body and "seed" not in body
@@ -34,16 +39,31 @@ def test_strict_mode_makes_optional_nullable_and_strips_nulls_back() -> None:
     body, names = build_request("m", conversation(), [WEATHER], SETTINGS, Quirks(strict_tools=True))
     params = body["tools"][0]["function"]["parameters"]
     assert body["tools"][0]["function"]["strict"] is True
-    assert params["required"] == ["city", "unit"] and params["properties"]["unit"]["type"] == ["string", "null"]
-    data = openai_body({"tool_calls": [{"id": "c1", "type": "function", "function": {
-        "name": "weather_get", "arguments": '{"city": "Paris", "unit": null}'}}]})
+    assert params["required"] == ["city", "unit"] and params["properties"]["unit"]["type"] == [
+        "string",
+        "null",
+    ]
+    data = openai_body(
+        {
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "weather_get", "arguments": '{"city": "Paris", "unit": null}'},
+                }
+            ]
+        }
+    )
     turn = parse_response(data, names, [WEATHER], strict=True)
     assert turn.tool_calls[0].arguments == {"city": "Paris"}
 
 
 def test_history_with_calls_and_results_round_trips() -> None:
     call = ToolCall(id="c9", name="weather.get", arguments_raw='{"city":"Oslo"}', arguments={"city": "Oslo"})
-    history = conversation() + [Message.assistant(ModelTurn(tool_calls=[call])), Message.tool(call, '{"t": 3}')]
+    history = conversation() + [
+        Message.assistant(ModelTurn(tool_calls=[call])),
+        Message.tool(call, '{"t": 3}'),
+    ]
     body, _ = build_request("m", history, [WEATHER], SETTINGS)
     assistant, tool = body["messages"][2], body["messages"][3]
     assert assistant["content"] is None
@@ -69,10 +89,20 @@ def test_malformed_arguments_are_kept_not_raised(raw: str, arguments: object, er
 
 
 def test_usage_reasoning_and_missing_ids() -> None:
-    usage = {"prompt_tokens": 11, "completion_tokens": 7, "completion_tokens_details": {"reasoning_tokens": 4},
-             "prompt_tokens_details": {"cached_tokens": 2}}
-    data = openai_body({"content": "hi", "reasoning_content": "thinking",
-                        "tool_calls": [{"function": {"name": "unknown_tool", "arguments": "{}"}}]}, usage)
+    usage = {
+        "prompt_tokens": 11,
+        "completion_tokens": 7,
+        "completion_tokens_details": {"reasoning_tokens": 4},
+        "prompt_tokens_details": {"cached_tokens": 2},
+    }
+    data = openai_body(
+        {
+            "content": "hi",
+            "reasoning_content": "thinking",
+            "tool_calls": [{"function": {"name": "unknown_tool", "arguments": "{}"}}],
+        },
+        usage,
+    )
     _, names = build_request("m", conversation(), [WEATHER], SETTINGS)
     turn = parse_response(data, names)
     assert turn.text == "hi" and turn.reasoning == "thinking" and turn.model == "m-1"
@@ -89,8 +119,10 @@ def test_body_without_choices_is_a_transient_error() -> None:
 
 def test_duplicate_call_ids_in_one_turn_are_made_distinct() -> None:
     _, names = build_request("m", conversation(), [WEATHER], SETTINGS)
-    calls = [{"id": "same", "function": {"name": "weather_get", "arguments": f'{{"city": "{c}"}}'}}
-             for c in ("Oslo", "Rome", "Lima")]
+    calls = [
+        {"id": "same", "function": {"name": "weather_get", "arguments": f'{{"city": "{c}"}}'}}
+        for c in ("Oslo", "Rome", "Lima")
+    ]
     turn = parse_response(openai_body({"tool_calls": calls}), names)
     assert [c.id for c in turn.tool_calls] == ["same", "same#dup2", "same#dup3"]
     assert [c.arguments for c in turn.tool_calls] == [{"city": "Oslo"}, {"city": "Rome"}, {"city": "Lima"}]

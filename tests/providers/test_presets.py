@@ -27,8 +27,11 @@ def _no_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
 
 def test_spec_parsing() -> None:
     spec = parse_spec("Qwen/Qwen2.5-7B@v1@http://127.0.0.1:8000/v1?strict=1", {"strict"})
-    assert (spec.model, spec.base_url, spec.options) == ("Qwen/Qwen2.5-7B@v1", "http://127.0.0.1:8000/v1",
-                                                         {"strict": "1"})
+    assert (spec.model, spec.base_url, spec.options) == (
+        "Qwen/Qwen2.5-7B@v1",
+        "http://127.0.0.1:8000/v1",
+        {"strict": "1"},
+    )
     assert parse_spec("llama3.2:3b", set()).base_url is None
     with pytest.raises(ConfigError, match="unknown option\\(s\\) bogus"):
         parse_spec("m?bogus=1", {"strict"})
@@ -54,8 +57,9 @@ def test_openai_default_needs_a_key_but_a_custom_url_does_not(monkeypatch: pytes
         make_provider("openai:gpt-4o-mini")
     assert make_provider("openai:m@http://127.0.0.1:1/v1").base_url == "http://127.0.0.1:1/v1"  # type: ignore[attr-defined]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-0123456789abcdef")
-    body, _ = build_request("gpt-4o-mini", conversation(), [WEATHER], SETTINGS,
-                            make_provider("openai:gpt-4o-mini").preset.quirks)  # type: ignore[attr-defined]
+    body, _ = build_request(
+        "gpt-4o-mini", conversation(), [WEATHER], SETTINGS, make_provider("openai:gpt-4o-mini").preset.quirks
+    )  # type: ignore[attr-defined]
     assert "max_completion_tokens" in body and "max_tokens" not in body
 
 
@@ -80,9 +84,12 @@ def test_anthropic_request_shape(monkeypatch: pytest.MonkeyPatch) -> None:
         make_provider("anthropic:claude-sonnet-4-5")
     from callbench.types.messages import GenerationSettings
 
-    body, names = anthropic.build_request("c", conversation(), [WEATHER],
-                                          GenerationSettings(tool_choice="required", parallel_tool_calls=False,
-                                                             thinking_budget=1024))
+    body, names = anthropic.build_request(
+        "c",
+        conversation(),
+        [WEATHER],
+        GenerationSettings(tool_choice="required", parallel_tool_calls=False, thinking_budget=1024),
+    )
     assert body["system"] == "You call tools." and body["messages"][0]["role"] == "user"
     assert body["tools"][0]["name"] == "weather_get" and names.original("weather_get") == "weather.get"
     assert body["tool_choice"] == {"type": "any", "disable_parallel_tool_use": True}

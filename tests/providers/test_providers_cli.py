@@ -17,8 +17,9 @@ def _summary(run_dir: Path) -> dict[str, Any]:
     return json.loads((run_dir / "summary.json").read_text())
 
 
-def test_cli_run_error_record_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_run_error_record_then_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("CALLBENCH_CACHE_DIR", str(tmp_path / "cache"))
     gold = GoldResponder()
     broken = gold.suite.cases[1]
@@ -30,8 +31,19 @@ def test_cli_run_error_record_then_resume(tmp_path: Path, monkeypatch: pytest.Mo
     out = tmp_path / "run"
     with ProtocolServer(responder=gold) as server:
         server.fault_rule = rule
-        args = ["run", "-s", "starter", "-m", f"openai:gold@{server.url}", "--out", str(out), "--progress", "quiet",
-                "--request-timeout", "5"]
+        args = [
+            "run",
+            "-s",
+            "starter",
+            "-m",
+            f"openai:gold@{server.url}",
+            "--out",
+            str(out),
+            "--progress",
+            "quiet",
+            "--request-timeout",
+            "5",
+        ]
         assert main(args) == 0
         first = _summary(out)
         assert first["n_error"] == 1 and first["errors_by_type"] == {"TransientProviderError": 1}
@@ -51,8 +63,20 @@ def test_cli_run_error_record_then_resume(tmp_path: Path, monkeypatch: pytest.Mo
 def test_cli_fatal_error_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with ProtocolServer() as server:
         server.fault_rule = lambda api, body: Fault("404")
-        code = main(["run", "-s", "starter", "-m", f"openai:nope@{server.url}", "--out", str(tmp_path / "r"), "--progress", "quiet",
-                     "--no-cache"])
+        code = main(
+            [
+                "run",
+                "-s",
+                "starter",
+                "-m",
+                f"openai:nope@{server.url}",
+                "--out",
+                str(tmp_path / "r"),
+                "--progress",
+                "quiet",
+                "--no-cache",
+            ]
+        )
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0
     assert "check the model name 'nope'" in err

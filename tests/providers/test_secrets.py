@@ -29,7 +29,9 @@ def test_key_from_env_and_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
         get_key("CB_OTHER", purpose="a test")
 
 
-def test_key_is_sent_but_never_shown(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_key_is_sent_but_never_shown(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("CB_TEST_KEY", KEY)
     with ProtocolServer() as server:
         server.inject(Fault("401"))

@@ -18,15 +18,32 @@ from callbench.types.trace import RoundInfo, Trace
 
 
 def _record(case: str, rounds: list[tuple[int, int, float, bool]]) -> CaseRecord:
-    infos = [RoundInfo(index=i + 1, started_at=0.0, usage=Usage(input_tokens=a, output_tokens=b), latency_ms=ms,
-                       cached=cached, model="gpt-x-2025-01-01") for i, (a, b, ms, cached) in enumerate(rounds)]
-    return CaseRecord(key=f"s:{case}", suite="s", case_id=case, category="c", harness_mode="native",
-                      trace=Trace(rounds=infos))
+    infos = [
+        RoundInfo(
+            index=i + 1,
+            started_at=0.0,
+            usage=Usage(input_tokens=a, output_tokens=b),
+            latency_ms=ms,
+            cached=cached,
+            model="gpt-x-2025-01-01",
+        )
+        for i, (a, b, ms, cached) in enumerate(rounds)
+    ]
+    return CaseRecord(
+        key=f"s:{case}",
+        suite="s",
+        case_id=case,
+        category="c",
+        harness_mode="native",
+        trace=Trace(rounds=infos),
+    )
 
 
 def test_usage_summary_counts_tokens_latency_and_cost() -> None:
-    records = [_record("a", [(100, 10, 50.0, False), (120, 5, 150.0, False)]),
-               _record("b", [(100, 10, 999.0, True)])]  # cached round: no cost, no latency
+    records = [
+        _record("a", [(100, 10, 50.0, False), (120, 5, 150.0, False)]),
+        _record("b", [(100, 10, 999.0, True)]),
+    ]  # cached round: no cost, no latency
     prices = {"gpt-x": Price(input=2.0, output=8.0)}
     out = usage_summary(records, prices)
     assert out["tokens"]["input"] == 220 and out["tokens"]["output"] == 15

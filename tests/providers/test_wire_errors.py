@@ -21,11 +21,20 @@ def test_retry_after_seconds_date_and_garbage() -> None:
     assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
 
 
-@pytest.mark.parametrize(("status", "kind"), [(429, RateLimitedError), (408, TransientProviderError),
-                                              (409, TransientProviderError), (500, TransientProviderError),
-                                              (529, TransientProviderError), (400, FatalProviderError),
-                                              (403, FatalProviderError), (422, FatalProviderError),
-                                              (418, FatalProviderError)])
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (429, RateLimitedError),
+        (408, TransientProviderError),
+        (409, TransientProviderError),
+        (500, TransientProviderError),
+        (529, TransientProviderError),
+        (400, FatalProviderError),
+        (403, FatalProviderError),
+        (422, FatalProviderError),
+        (418, FatalProviderError),
+    ],
+)
 def test_status_mapping(status: int, kind: type[Exception]) -> None:
     error = error_for_status(status, '{"error": {"message": "nope"}}', {"retry-after": "7"}, WHERE)
     assert type(error) is kind and "nope" in str(error)
@@ -39,8 +48,13 @@ def test_error_bodies_are_scrubbed_and_one_line() -> None:
     assert "sk-echoed" not in str(error) and "\n" not in str(error) and "OPENAI_API_KEY" in str(error)
 
 
-@pytest.mark.parametrize("message", ["This model's maximum context length is 8192 tokens",
-                                     "prompt is too long: 210000 tokens > 200000 maximum"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "This model's maximum context length is 8192 tokens",
+        "prompt is too long: 210000 tokens > 200000 maximum",
+    ],
+)
 def test_context_overflow_is_a_case_error_not_fatal(message: str) -> None:
     from callbench.providers.wire import ContextLengthError
 

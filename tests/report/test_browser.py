@@ -12,7 +12,7 @@ from callbench.report.html import write_report
 
 PAYLOADS = [
     '<script>window.__pwned = "script"</script>',
-    '<img src=x onerror="window.__pwned = \'img\'">',
+    "<img src=x onerror=\"window.__pwned = 'img'\">",
     "javascript:window.__pwned='link'",
     '"></pre><svg onload="window.__pwned=\'svg\'">',
 ]
@@ -35,7 +35,9 @@ def test_summary_cards_equal_summary_json(report, browser):
     cards = page.locator("[data-testid=card]")
     assert cards.count() == len(stats["strata"])
     for stratum in stats["strata"]:
-        card = page.locator(f"[data-testid=card][data-tier='{stratum['tier']}'][data-mode='{stratum['harness_mode']}']")
+        card = page.locator(
+            f"[data-testid=card][data-tier='{stratum['tier']}'][data-mode='{stratum['harness_mode']}']"
+        )
         acc = stratum["accuracy"]
         assert float(card.locator(".acc").get_attribute("data-value")) == pytest.approx(acc["estimate"])
         assert card.locator(".acc").inner_text() == f"{100 * acc['estimate']:.1f}%"
@@ -53,7 +55,11 @@ def test_filters_change_visible_rows_and_panel_shows_rounds(report, browser):
     assert page.locator("#f-count").inner_text() == f"{len(recs)} of {len(recs)} records"
     page.select_option("#f-tier", "native-function-contract")
     page.select_option("#f-outcome", "fail")
-    fails = sum(1 for r in recs if r["status"] == "completed" and not r["verdicts"]["native-function-contract"]["passed"])
+    fails = sum(
+        1
+        for r in recs
+        if r["status"] == "completed" and not r["verdicts"]["native-function-contract"]["passed"]
+    )
     assert page.locator("#f-count").inner_text() == f"{fails} of {len(recs)} records"
     assert rows.count() == min(fails, 150)
     page.select_option("#f-outcome", "")
@@ -65,7 +71,11 @@ def test_filters_change_visible_rows_and_panel_shows_rounds(report, browser):
     page.wait_for_function("document.querySelectorAll('[data-testid=case-row]').length === 2")
     rows.first.click()
     panel = page.locator("[data-testid=case-panel]")
-    expected_rounds = len(next(r for r in recs if r["key"] == "demo:case-00005" and r["status"] == "completed")["trace"]["rounds"])
+    expected_rounds = len(
+        next(r for r in recs if r["key"] == "demo:case-00005" and r["status"] == "completed")["trace"][
+            "rounds"
+        ]
+    )
     assert panel.locator("[data-testid=round-card]").count() == expected_rounds
     assert panel.locator(".badge.warn").count() >= 1  # the closing round has no tool call
     assert panel.locator("[data-testid=arg-diff]").count() == 1
@@ -113,9 +123,18 @@ def test_argument_diff_follows_the_dsl(tmp_path, browser):
 
     rec = make_record(1, rng=random.Random(0), skill=1.0)
     rec["trace"]["calls"][0]["arguments"] = {"name": "gene1", "limit": 7, "extra": True, "unit": "c"}
-    rec["metadata"]["expected"] = [{"tool": rec["expected_tools"][0][0], "arguments": {
-        "name": {"$any": True}, "limit": 5, "unit": {"$one_of": ["c", "f"]}, "species": {"$default": "human"},
-        "source": {"$ref": "search.id"}}}]
+    rec["metadata"]["expected"] = [
+        {
+            "tool": rec["expected_tools"][0][0],
+            "arguments": {
+                "name": {"$any": True},
+                "limit": 5,
+                "unit": {"$one_of": ["c", "f"]},
+                "species": {"$default": "human"},
+                "source": {"$ref": "search.id"},
+            },
+        }
+    ]
     out = write_report([write_run(tmp_path / "r", [rec])], tmp_path / "r.html")
     page, console = browser
     page.goto(out.as_uri())
@@ -125,5 +144,12 @@ def test_argument_diff_follows_the_dsl(tmp_path, browser):
         line.inner_text().split(":")[0]: line.get_attribute("data-state")
         for line in expected_side.locator(".kv").all()
     }
-    assert states == {"extra": "diff", "limit": "diff", "name": "", "source": "missing", "species": "", "unit": ""}
+    assert states == {
+        "extra": "diff",
+        "limit": "diff",
+        "name": "",
+        "source": "missing",
+        "species": "",
+        "unit": "",
+    }
     assert console.errors == []

@@ -12,11 +12,15 @@ def test_load_records_flat_columns(tmp_path):
     df = load_records([a, b])
     assert len(df) == 45
     assert set(df["run"]) == {"a", "b"}
-    assert {"native-function-contract.passed", "real-tool-execution.partial", "key", "trial"} <= set(df.columns)
+    assert {"native-function-contract.passed", "real-tool-execution.partial", "key", "trial"} <= set(
+        df.columns
+    )
     single = load_records(a)
     recs = make_records(20, trials=2, error_rate=0.1)
     done = single[single["status"] == "completed"]
-    expected = [r["verdicts"]["native-function-contract"]["passed"] for r in recs if r["status"] == "completed"]
+    expected = [
+        r["verdicts"]["native-function-contract"]["passed"] for r in recs if r["status"] == "completed"
+    ]
     assert list(done["native-function-contract.passed"]) == expected
     assert set(single.loc[single["status"] == "error", "error_type"]) == {"TransientProviderError"}
     assert single.groupby("key")["trial"].nunique().max() == 2

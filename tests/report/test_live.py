@@ -60,7 +60,9 @@ def test_live_state_writer_tracks_cases_in_flight(tmp_path):
     state = json.loads((tmp_path / "live.json").read_text())
     assert state["current"][0]["key"] == "demo:c1"
     assert state["current"][0]["rounds"] == [{"index": 1, "calls": [{"tool": "a", "ok": True}]}]
-    record = CaseRecord(key="demo:c1", suite="demo", case_id="c1", category="x", trial=1, harness_mode="production-parity")
+    record = CaseRecord(
+        key="demo:c1", suite="demo", case_id="c1", category="x", trial=1, harness_mode="production-parity"
+    )
     writer.on_case_end(record)
     writer.on_run_end({})
     state = json.loads((tmp_path / "live.json").read_text())
@@ -79,7 +81,9 @@ def test_browser_view_updates_while_run_grows(server, browser):
     page.goto(srv.url)
     page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
     _append(run, recs[10:30])
-    page.wait_for_function("document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000)
+    page.wait_for_function(
+        "document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000
+    )
     n = page.locator("[data-testid=card] .n").first.inner_text()
     assert n == "30"
     live_case = page.locator("[data-testid=live-case]")

@@ -17,7 +17,9 @@ HEADER = SimpleNamespace(run_id="r1", model="scripted", harness_mode="production
 def _drive(observer, records):
     observer.on_run_start(HEADER, len(records))
     for rec in records:
-        observer.on_case_start(CASE, rec["trial"], ["search_genes"]) if hasattr(observer, "on_case_start") else None
+        observer.on_case_start(CASE, rec["trial"], ["search_genes"]) if hasattr(
+            observer, "on_case_start"
+        ) else None
         observer.on_round(CASE, RoundInfo(index=1, started_at=0.0), [])
         observer.on_case_end(CaseRecord.model_validate(rec))
     observer.on_run_end({})
@@ -72,10 +74,28 @@ def test_watch_prints_rounds_calls_and_verdicts_without_markup():
     watch = WatchObserver(Console(file=buf, width=200, highlight=False, color_system=None))
     watch.on_run_start(HEADER, 1)
     watch.on_case_start(CASE, 1, ["search_genes", "blast"])
-    good = TraceCall(index=0, call_id="a", round=1, tool="search_genes", arguments={"name": "[red]x"},
-                     arguments_raw='{"name": "[red]x"}', schema_valid=True, execution="ok", result={"hits": 2})
-    bad = TraceCall(index=1, call_id="b", round=1, tool="blast", arguments_raw="{oops", parse_error="Expecting value",
-                    schema_valid=False, schema_errors=["$: not an object"], execution="rejected")
+    good = TraceCall(
+        index=0,
+        call_id="a",
+        round=1,
+        tool="search_genes",
+        arguments={"name": "[red]x"},
+        arguments_raw='{"name": "[red]x"}',
+        schema_valid=True,
+        execution="ok",
+        result={"hits": 2},
+    )
+    bad = TraceCall(
+        index=1,
+        call_id="b",
+        round=1,
+        tool="blast",
+        arguments_raw="{oops",
+        parse_error="Expecting value",
+        schema_valid=False,
+        schema_errors=["$: not an object"],
+        execution="rejected",
+    )
     watch.on_round(CASE, RoundInfo(index=1, started_at=0.0, latency_ms=812.0), [good, bad])
     watch.on_round(CASE, RoundInfo(index=2, started_at=1.0, text="All done [b]"), [])
     rec = make_records(1, skill=0.0, seed=1)[0]
@@ -83,7 +103,9 @@ def test_watch_prints_rounds_calls_and_verdicts_without_markup():
     text = buf.getvalue()
     assert "offered tools: search_genes, blast" in text
     assert "Find [bold]gene[/bold] 1" in text  # model/case text printed literally
-    assert 'search_genes {"name": "[red]x"}' in text and "schema: valid" in text and 'result {"hits": 2}' in text
+    assert (
+        'search_genes {"name": "[red]x"}' in text and "schema: valid" in text and 'result {"hits": 2}' in text
+    )
     assert "arguments unparsable (Expecting value): {oops" in text and "execution: rejected" in text
     assert "round 2" in text and "no tool call" in text and "All done [b]" in text
     assert "native-function-contract: FAIL" in text

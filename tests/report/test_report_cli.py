@@ -27,5 +27,7 @@ def test_compare_command_prints_markdown_and_csv(tmp_path):
     md = CliRunner().invoke(_app(), ["compare", str(a), str(b)])
     assert md.exit_code == 0 and md.output.startswith("## Leaderboard")
     out = tmp_path / "board.csv"
-    csv = CliRunner().invoke(_app(), ["compare", str(a), str(b), "--format", "csv", "--no-pairs", "-o", str(out)])
+    csv = CliRunner().invoke(
+        _app(), ["compare", str(a), str(b), "--format", "csv", "--no-pairs", "-o", str(out)]
+    )
     assert csv.exit_code == 0 and out.read_text().startswith("rank,run,model,tier")

@@ -82,7 +82,9 @@ def test_bad_run_dir_is_a_user_error(tmp_path):
 
 def test_resumed_records_count_once(tmp_path):
     recs = make_records(10, seed=6)
-    errored = dict(recs[0], status="error", error={"type": "TransientProviderError", "message": "503"}, verdicts={})
+    errored = dict(
+        recs[0], status="error", error={"type": "TransientProviderError", "message": "503"}, verdicts={}
+    )
     run = write_run(tmp_path / "r", [errored, *recs], summary=False)
     out = json.loads(render_show(run, "json"))["statistics"]["strata"][0]
     assert out["n"] == 10 and out["errors"] == 0

@@ -65,8 +65,9 @@ class Player(Provider):
         self.position = 0
         self.step_calls: dict[str, str] = {}
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         if self.position >= len(self.plan):
             return ModelTurn(text=answer_text(self.case), finish_reason="stop")
         results = {m.tool_call_id: parse_tool_content(m.content) for m in messages if m.role == "tool"}
@@ -76,8 +77,12 @@ class Player(Provider):
         args = realize(planned.args, self._lookup(results), self.schemas.get(planned.tool))
         if planned.step is not None:
             self.step_calls.setdefault(planned.step, call_id)
-        return ModelTurn(tool_calls=[ToolCall(id=call_id, name=planned.tool, arguments_raw=json.dumps(args),
-                                              arguments=args)], finish_reason="tool_calls")
+        return ModelTurn(
+            tool_calls=[
+                ToolCall(id=call_id, name=planned.tool, arguments_raw=json.dumps(args), arguments=args)
+            ],
+            finish_reason="tool_calls",
+        )
 
     def _lookup(self, results: dict[str, Any]) -> Any:
         from callbench.types.dsl import ref_lookup
@@ -156,8 +161,13 @@ def extra_tool(suite: Suite, case: Case, *, read_only: bool) -> tuple[ToolContra
     registry = suite.registry_for(case)
     expected = {t for s in case.expected for t in s.tools}
     related = expected | {e for t in expected for e in registry.equivalents(t)}
-    candidates = [t for t in registry if t.read_only == read_only and t.name not in related
-                  and not any(f.tool in related for f in t.follow_ups())]
+    candidates = [
+        t
+        for t in registry
+        if t.read_only == read_only
+        and t.name not in related
+        and not any(f.tool in related for f in t.follow_ups())
+    ]
     candidates.sort(key=lambda t: (bool(t.parameters.get("required")), t.name))
     for tool in candidates:
         args = valid_arguments(tool)
@@ -169,8 +179,11 @@ def extra_tool(suite: Suite, case: Case, *, read_only: bool) -> tuple[ToolContra
 def literal_keys(call: Call, tool: ToolContract | None) -> list[str]:
     """Top-level arguments given as plain literals with a schema that allows another value."""
     props = tool.parameters.get("properties", {}) if tool else {}
-    return [k for k, v in call.args.items()
-            if not _is_marker(v) and isinstance(props.get(k), dict) and other_values(v, props[k])]
+    return [
+        k
+        for k, v in call.args.items()
+        if not _is_marker(v) and isinstance(props.get(k), dict) and other_values(v, props[k])
+    ]
 
 
 def other_values(value: Any, schema: dict[str, Any]) -> list[Any]:
@@ -193,8 +206,9 @@ def other_values(value: Any, schema: dict[str, Any]) -> list[Any]:
         return []
     out = []
     for option in options:
-        if match_value(value, option, MatchContext()) and not validate_arguments({"type": "object", "properties": {
-                "v": schema}, "required": ["v"]}, {"v": option}):
+        if match_value(value, option, MatchContext()) and not validate_arguments(
+            {"type": "object", "properties": {"v": schema}, "required": ["v"]}, {"v": option}
+        ):
             out.append(option)
     return out
 
@@ -228,5 +242,7 @@ def count(relation: str, held: bool) -> None:
 
 def report_lines() -> list[str]:
     width = max((len(r) for r in TALLY), default=10)
-    return [f"{name:<{width}}  applied to {t['applied']:4d} cases, held on {t['held']:4d}"
-            for name, t in sorted(TALLY.items())]
+    return [
+        f"{name:<{width}}  applied to {t['applied']:4d} cases, held on {t['held']:4d}"
+        for name, t in sorted(TALLY.items())
+    ]

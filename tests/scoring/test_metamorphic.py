@@ -70,7 +70,9 @@ def judge(name: str) -> Judge:
             data = _codexomics_data()
             if data is None:
                 if os.environ.get("CI"):
-                    pytest.fail("CodeXomics data missing in CI: expected ../shared/data/codexomics beside the clone")
+                    pytest.fail(
+                        "CodeXomics data missing in CI: expected ../shared/data/codexomics beside the clone"
+                    )
                 pytest.skip("CodeXomics data not found (../shared/data/codexomics)")
             suite = callbench.load_suite("codexomics", data=data)
         else:
@@ -159,9 +161,12 @@ def _changed_literal(j: Judge, case: Case, pick: int = 0) -> tuple[list[Call], s
     """The gold plan with one literal argument changed (the ``pick``-th candidate, wrapping)."""
     registry = j.suite.registry_for(case)
     plan = gold_plan(case)
-    options = [(i, key, value) for i, call in enumerate(plan)
-               for key in literal_keys(call, registry.find(call.tool))
-               for value in other_values(call.args[key], registry.get(call.tool).parameters["properties"][key])]
+    options = [
+        (i, key, value)
+        for i, call in enumerate(plan)
+        for key in literal_keys(call, registry.find(call.tool))
+        for value in other_values(call.args[key], registry.get(call.tool).parameters["properties"][key])
+    ]
     if not options:
         return None
     i, key, value = options[pick % len(options)]
@@ -242,8 +247,8 @@ def _reference_variant(j: Judge, case: Case, registry: ToolRegistry) -> list[Cal
             if mutated is None:
                 continue
             extra = replace(mutated, step="__extra__")
-            path = ref[len(step_id):]
-            out = [*plan[:source + 1], extra, *plan[source + 1:]]
+            path = ref[len(step_id) :]
+            out = [*plan[: source + 1], extra, *plan[source + 1 :]]
             out[i + 1] = with_args(plan[i], **{key: {"$ref": "__extra__" + path}})
             return out
     return None
@@ -284,7 +289,7 @@ def test_order_free_permutation_passes_every_tier(suite_name: str) -> None:
                 continue
             order = members[::-1]
             permuted = list(plan)
-            for target, source in zip(members, order):
+            for target, source in zip(members, order, strict=False):
                 permuted[target] = plan[source]
             v = j.verdicts(case, permuted)
             check(failures, "order_free permuted: passes", case, passed(v) == (True, True, True), v)
@@ -301,7 +306,9 @@ def _sent_keys(args: dict[str, Any]) -> set[str]:
 
 def _refer_to_each_other(plan: list[Call], members: list[int]) -> bool:
     steps = {plan[i].step for i in members}
-    return any(REF_PATTERN.match(ref).group("step") in steps for i in members for _k, ref in references(plan[i].args))
+    return any(
+        REF_PATTERN.match(ref).group("step") in steps for i in members for _k, ref in references(plan[i].args)
+    )
 
 
 @pytest.mark.parametrize("suite_name", SUITES)
@@ -322,8 +329,11 @@ def test_equivalent_with_mapped_keys_passes_completion(suite_name: str) -> None:
             if not _sent_keys(mapped) <= set(target):
                 continue  # the equivalent has no parameter for one of the expected keys
             # What the expected step leaves open but the equivalent requires, a model fills in.
-            filled = {k: placeholder_value(target.get(k)) for k in contract.parameters.get("required", [])
-                      if k not in mapped}
+            filled = {
+                k: placeholder_value(target.get(k))
+                for k in contract.parameters.get("required", [])
+                if k not in mapped
+            }
             plan[i] = replace(call, tool=other, args={**filled, **mapped})
             v = j.verdicts(case, plan)
             check(failures, "equivalent substituted: completion passes", case, v[COMPLETION].passed, v)
@@ -338,8 +348,15 @@ def test_omitted_default_passes(suite_name: str) -> None:
         plan = gold_plan(case)
         registry = j.suite.registry_for(case)
         # Only where the schema lets the key be omitted: a $default on a required key cannot be.
-        spot = next(((i, k) for i, c in enumerate(plan) for k, v in c.args.items()
-                     if isinstance(v, dict) and "$default" in v and not _required(registry, c.tool, k)), None)
+        spot = next(
+            (
+                (i, k)
+                for i, c in enumerate(plan)
+                for k, v in c.args.items()
+                if isinstance(v, dict) and "$default" in v and not _required(registry, c.tool, k)
+            ),
+            None,
+        )
         if spot is None:
             continue
         i, key = spot
@@ -355,8 +372,15 @@ def test_omitted_literal_equal_to_the_schema_default_passes_completion(suite_nam
     for case in cases(j):
         registry = j.suite.registry_for(case)
         plan = gold_plan(case)
-        spot = next(((i, k) for i, c in enumerate(plan) for k, v in c.args.items()
-                     if _equals_schema_default(v, registry, c.tool, k)), None)
+        spot = next(
+            (
+                (i, k)
+                for i, c in enumerate(plan)
+                for k, v in c.args.items()
+                if _equals_schema_default(v, registry, c.tool, k)
+            ),
+            None,
+        )
         if spot is None:
             continue
         i, key = spot

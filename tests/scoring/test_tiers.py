@@ -28,8 +28,14 @@ def test_strict_order_required_in_strict_tiers_but_not_completion():
 
 
 def test_order_free_group_may_be_permuted_in_strict_tiers():
-    c = case([{"id": "x", "tool": "create_item", "arguments": {"name": "a"}}, {"id": "y", "tool": "get_state"},
-              {"tool": "commit"}], order_free=[["x", "y"]])
+    c = case(
+        [
+            {"id": "x", "tool": "create_item", "arguments": {"name": "a"}},
+            {"id": "y", "tool": "get_state"},
+            {"tool": "commit"},
+        ],
+        order_free=[["x", "y"]],
+    )
     t = trace(("get_state", {}, OK), ("create_item", {"name": "a"}, OK), ("commit", {}, OK))
     assert passes(c, t) == (True, True, True)
     late = trace(("get_state", {}, OK), ("commit", {}, OK), ("create_item", {"name": "a"}, OK))
@@ -89,7 +95,10 @@ def test_schema_invalid_call_fails_every_tier_even_if_extra():
 
 def test_unknown_tool_and_malformed_arguments_are_reasons_not_crashes():
     c = case([{"tool": "create_item", "arguments": {"name": "a"}}])
-    t = trace({"tool": "nope", "arguments": {}}, {"tool": "create_item", "arguments": None, "parse_error": "bad json"})
+    t = trace(
+        {"tool": "nope", "arguments": {}},
+        {"tool": "create_item", "arguments": None, "parse_error": "bad json"},
+    )
     codes = verdicts(c, t)["native-function-contract"].codes
     assert "unknown_tool" in codes and "malformed_arguments" in codes
 
@@ -124,12 +133,20 @@ def test_schema_default_may_be_omitted():
 
 
 def test_ref_checked_against_earlier_result():
-    c = case([{"tool": "create_item", "arguments": {"name": "a"}},
-              {"tool": "delete_item", "arguments": {"id": {"$ref": "create_item.id"}}}])
-    good = trace(("create_item", {"name": "a"}, {"execution": "ok", "result": {"id": "it_7"}}),
-                 ("delete_item", {"id": "it_7"}, OK))
-    bad = trace(("create_item", {"name": "a"}, {"execution": "ok", "result": {"id": "it_7"}}),
-                ("delete_item", {"id": "it_8"}, OK))
+    c = case(
+        [
+            {"tool": "create_item", "arguments": {"name": "a"}},
+            {"tool": "delete_item", "arguments": {"id": {"$ref": "create_item.id"}}},
+        ]
+    )
+    good = trace(
+        ("create_item", {"name": "a"}, {"execution": "ok", "result": {"id": "it_7"}}),
+        ("delete_item", {"id": "it_7"}, OK),
+    )
+    bad = trace(
+        ("create_item", {"name": "a"}, {"execution": "ok", "result": {"id": "it_7"}}),
+        ("delete_item", {"id": "it_8"}, OK),
+    )
     assert passes(c, good) == (True, True, True)
     assert passes(c, bad) == (False, False, False)
 
@@ -142,7 +159,12 @@ def test_expected_final_answer():
 
 
 def test_partial_scores_are_diagnostic_and_weighted():
-    c = case([{"tool": "create_item", "arguments": {"name": "a"}}, {"tool": "delete_item", "arguments": {"id": "x"}}])
+    c = case(
+        [
+            {"tool": "create_item", "arguments": {"name": "a"}},
+            {"tool": "delete_item", "arguments": {"id": "x"}},
+        ]
+    )
     t = trace(("create_item", {"name": "a"}, OK))
     v = verdicts(c, t)
     # contract: coverage .5*.45 + args .5*.35 + schema 1*.2

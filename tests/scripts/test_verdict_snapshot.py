@@ -36,5 +36,7 @@ def test_diff_names_each_changed_verdict(snapshot_module, tmp_path: Path, capsys
     new.write_text(head + "false\ttool_missing\t0.3500\n")
     assert snapshot_module.main(["diff", str(old), str(new)]) == 1
     text = capsys.readouterr().out
-    assert "starter · oracle: 1 changed verdict(s)" in text and "task-completion-execution: true->false" in text
+    assert (
+        "starter · oracle: 1 changed verdict(s)" in text and "task-completion-execution: true->false" in text
+    )
     assert snapshot_module.main(["diff", str(old), str(old)]) == 0

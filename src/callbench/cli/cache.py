@@ -11,7 +11,9 @@ import typer
 
 from callbench.providers.cache import ResponseCache, default_cache_path
 
-_PATH_HELP = "Cache file (default: $CALLBENCH_CACHE_DIR/responses.sqlite or ~/.cache/callbench/responses.sqlite)."
+_PATH_HELP = (
+    "Cache file (default: $CALLBENCH_CACHE_DIR/responses.sqlite or ~/.cache/callbench/responses.sqlite)."
+)
 PathOption = Annotated[Path | None, typer.Option("--path", help=_PATH_HELP)]
 
 
@@ -51,7 +53,9 @@ def stats_cmd(path: PathOption = None) -> None:
 
 def clear_cmd(
     path: PathOption = None,
-    model: Annotated[str | None, typer.Option("--model", help="Only delete entries of this model name.")] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Only delete entries of this model name.")
+    ] = None,
 ) -> None:
     """Delete cached responses (all, or those of one model)."""
     with _opened(path, "nothing to clear") as cache:

@@ -30,14 +30,22 @@ def summary_table(summary: Summary | Mapping[str, Any], title: str | None = None
     table = RichTable(title=title or f"{summary.model}  ·  harness mode: {summary.harness_mode}")
     for column in ("scorer / tier", "n", "passed", "accuracy", "errors", "partial*"):
         table.add_column(column, justify="left" if column == "scorer / tier" else "right", no_wrap=True)
-    table.caption = ("accuracy: strict pass rate over completed cases; errors: excluded infrastructure "
-                     "failures; *partial: mean diagnostic partial score, never a pass criterion")
+    table.caption = (
+        "accuracy: strict pass rate over completed cases; errors: excluded infrastructure "
+        "failures; *partial: mean diagnostic partial score, never a pass criterion"
+    )
     for name, figures in summary.tiers.items():
         if not figures.n and figures.n_not_applicable:  # e.g. state-match on a stateless executor
             table.add_row(name, "n/a", "n/a", "n/a", str(figures.n_error_excluded), "n/a")
             continue
-        table.add_row(name, str(figures.n), str(figures.passed), _pct(figures.accuracy),
-                      str(figures.n_error_excluded), _pct(figures.mean_partial_diagnostic))
+        table.add_row(
+            name,
+            str(figures.n),
+            str(figures.passed),
+            _pct(figures.accuracy),
+            str(figures.n_error_excluded),
+            _pct(figures.mean_partial_diagnostic),
+        )
     return table
 
 
@@ -75,8 +83,10 @@ def print_summary(summary: Summary | Mapping[str, Any], run_dir: Any = None) -> 
     tokens = usage.tokens if usage is not None else None
     if usage is not None and tokens is not None and (tokens.input or tokens.output or tokens.cache_hits):
         # built-in agents use no tokens: the line is left out for them
-        line = f"{tokens.requests} requests ({tokens.cache_hits} from cache), " \
-               f"{tokens.input} input + {tokens.output} output tokens"
+        line = (
+            f"{tokens.requests} requests ({tokens.cache_hits} from cache), "
+            f"{tokens.input} input + {tokens.output} output tokens"
+        )
         if usage.latency_ms_p50 is not None and usage.latency_ms_p95 is not None:
             line += f", latency p50 {usage.latency_ms_p50:.0f} ms / p95 {usage.latency_ms_p95:.0f} ms"
         if usage.cost_usd is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,8 +16,12 @@ def register(app: typer.Typer) -> None:
 def compare_cmd(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to rank and compare.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="md or csv.")] = "md",
-    pairs: Annotated[bool, typer.Option("--pairs/--no-pairs", help="Add paired comparisons (bootstrap CI, McNemar p).")] = True,
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write to a file instead of stdout.")] = None,  # noqa: UP045 (typer needs Optional)
+    pairs: Annotated[
+        bool, typer.Option("--pairs/--no-pairs", help="Add paired comparisons (bootstrap CI, McNemar p).")
+    ] = True,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to a file instead of stdout.")
+    ] = None,  # noqa: UP045 (typer needs Optional)
 ) -> None:
     """Rank runs by strict accuracy per tier and harness mode (never pooled), with 95% intervals;
     pairs of runs are compared on the cases both completed."""

@@ -50,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"callbench: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("callbench: interrupted; completed cases are saved (resume with --resume RUN_DIR)", file=sys.stderr)
+        print(
+            "callbench: interrupted; completed cases are saved (resume with --resume RUN_DIR)",
+            file=sys.stderr,
+        )
         return 130
     except typer.Exit as exc:
         return exc.exit_code

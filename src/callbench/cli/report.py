@@ -14,7 +14,9 @@ def register(app: typer.Typer) -> None:
 
 
 def report_cmd(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (several: leaderboard + paired comparisons).")],
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (several: leaderboard + paired comparisons).")
+    ],
     output: Annotated[Path, typer.Option("-o", "--output", help="HTML file to write.")] = Path("report.html"),
     title: Annotated[str, typer.Option("--title", help="Page title.")] = "callbench report",
 ) -> None:

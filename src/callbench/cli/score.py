@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,9 +15,13 @@ def register(app: typer.Typer) -> None:
 
 
 def score(
-    run_dir: Annotated[Optional[Path], typer.Argument(help="A run folder (holding run.json and records.jsonl).")] = None,
-    tier: Annotated[Optional[list[str]], typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")] = None,
-    data: Annotated[Optional[Path], typer.Option("--data", help="Data path, if it moved since the run.")] = None,
+    run_dir: Annotated[
+        Path | None, typer.Argument(help="A run folder (holding run.json and records.jsonl).")
+    ] = None,
+    tier: Annotated[
+        list[str] | None, typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")
+    ] = None,
+    data: Annotated[Path | None, typer.Option("--data", help="Data path, if it moved since the run.")] = None,
 ) -> None:
     if run_dir is None:
         raise typer.BadParameter("give RUN_DIR, a run folder")

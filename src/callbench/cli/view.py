@@ -17,7 +17,9 @@ def register(app: typer.Typer) -> None:
 def view_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Run directory (may still be running).")],
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0 picks a free one).")] = 8765,
-    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
 ) -> None:
     """Serve the live dashboard: new records, running figures and the rounds of the cases in
     flight appear as the run writes them. Stop with Ctrl-C."""

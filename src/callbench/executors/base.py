@@ -80,7 +80,7 @@ class ExecutorSession(ABC):
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Execute one call. Expected failures are outcomes (``ToolOutcome.failure``), never exceptions."""
 
-    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
+    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:  # noqa: B027 - optional hook
         """Called before a round's calls are executed one by one (sessions that answer a turn's
         parallel calls together look at all of them here). Default: nothing."""
 
@@ -101,7 +101,7 @@ class ExecutorSession(ABC):
         """
         return None
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook
         """Release per-case resources (temporary folders...)."""
 
 
@@ -118,7 +118,7 @@ class Executor(ABC):
         files creates it (``mkdir(parents=True, exist_ok=True)``); the engine removes it after the case.
         """
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release run-level resources (connections shared by sessions); called once at the end of a run."""
 
 

@@ -46,7 +46,9 @@ def synthetic_result(name: str, arguments: dict[str, Any], schema: dict[str, Any
     return _value(schema, random.Random(seed), name, arguments, depth=0)
 
 
-def _value(schema: dict[str, Any], rng: random.Random, label: str, arguments: dict[str, Any], depth: int) -> Any:
+def _value(
+    schema: dict[str, Any], rng: random.Random, label: str, arguments: dict[str, Any], depth: int
+) -> Any:
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
@@ -71,7 +73,9 @@ def _value(schema: dict[str, Any], rng: random.Random, label: str, arguments: di
     return _scalar(kind, schema, rng, label)
 
 
-def _field(key: str, schema: dict[str, Any], rng: random.Random, arguments: dict[str, Any], depth: int) -> Any:
+def _field(
+    key: str, schema: dict[str, Any], rng: random.Random, arguments: dict[str, Any], depth: int
+) -> Any:
     # Echo an argument of the same name when its type fits: results then carry the values later
     # steps refer to (a file path, an id the caller chose), as a real tool's result would.
     if key in arguments and _fits(schema, arguments[key]):
@@ -81,8 +85,14 @@ def _field(key: str, schema: dict[str, Any], rng: random.Random, arguments: dict
 
 def _fits(schema: dict[str, Any], value: Any) -> bool:
     kind = schema.get("type")
-    checks: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float),
-                                                  "boolean": bool, "array": list, "object": dict}
+    checks: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "integer": int,
+        "number": (int, float),
+        "boolean": bool,
+        "array": list,
+        "object": dict,
+    }
     return kind is None or (isinstance(kind, str) and isinstance(value, checks.get(kind, object)))
 
 

@@ -50,7 +50,9 @@ class PythonExecutor(Executor):
 
     name = "python"
 
-    def __init__(self, bindings: Mapping[str, ToolFunction], state_factory: StateFactory | None = None) -> None:
+    def __init__(
+        self, bindings: Mapping[str, ToolFunction], state_factory: StateFactory | None = None
+    ) -> None:
         self.bindings = dict(bindings)
         self.state_factory = state_factory
 
@@ -102,7 +104,9 @@ class PythonSession(ExecutorSession):
         if self.running:
             return None
         snap = getattr(self.state, "snapshot", None)
-        return freeze(snap()) if callable(snap) else None  # frozen: a state's snapshot() may hand out live references
+        return (
+            freeze(snap()) if callable(snap) else None
+        )  # frozen: a state's snapshot() may hand out live references
 
     def close(self) -> None:
         close = getattr(self.state, "close", None)

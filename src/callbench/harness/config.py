@@ -51,18 +51,34 @@ OBJECT_SPEC = "<object>"
 object: such a run can be resumed through the Python API with the same objects, never from the CLI."""
 
 FLAGS = {
-    "case_ids": "--case", "limit": "--limit", "trials": "--trials", "k": "--k", "executor": "--executor",
-    "suite_options": "--option", "data": "--data", "registry": "--registry",
-    "concurrency": "--concurrency", "delay_s": "--delay", "rpm": "--rpm", "tpm": "--tpm",
-    "max_connections": "--max-connections", "max_retries": "--max-retries",
-    "max_retry_time_s": "--max-retry-time", "request_timeout_s": "--request-timeout", "cache": "--no-cache",
-    "price_table": "--price-table", "out_dir": "--out", "resume": "--resume", "progress": "--progress",
+    "case_ids": "--case",
+    "limit": "--limit",
+    "trials": "--trials",
+    "k": "--k",
+    "executor": "--executor",
+    "suite_options": "--option",
+    "data": "--data",
+    "registry": "--registry",
+    "concurrency": "--concurrency",
+    "delay_s": "--delay",
+    "rpm": "--rpm",
+    "tpm": "--tpm",
+    "max_connections": "--max-connections",
+    "max_retries": "--max-retries",
+    "max_retry_time_s": "--max-retry-time",
+    "request_timeout_s": "--request-timeout",
+    "cache": "--no-cache",
+    "price_table": "--price-table",
+    "out_dir": "--out",
+    "resume": "--resume",
+    "progress": "--progress",
     "watch": "--watch",
 }
 """The CLI flag of each option, named in error messages."""
 
 
 # --- checks shared by the groups ---------------------------------------------------------------
+
 
 def _label(group: object, name: str) -> str:
     flag = FLAGS.get(name)
@@ -129,6 +145,7 @@ def group_fields(group: object) -> dict[str, Any]:
 
 # --- the option groups ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Selection:
     """Which cases run, how often, and with which suite loader options."""
@@ -156,8 +173,11 @@ class Selection:
         _check_int(self, "limit", 0, optional=True)
         _check_int(self, "trials", 1)
         _set(self, "k", _parse_k(self))
-        if self.executor is not None and not isinstance(self.executor, Executor) and \
-                not (isinstance(self.executor, str) and self.executor):
+        if (
+            self.executor is not None
+            and not isinstance(self.executor, Executor)
+            and not (isinstance(self.executor, str) and self.executor)
+        ):
             _reject(self, "executor", "an executor name, an Executor object or None")
         options = self.suite_options
         if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
@@ -263,8 +283,9 @@ def generation_settings(value: GenerationSettings | Mapping[str, Any] | None) ->
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"GenerationSettings.{where}: {first['msg']} "
-                          f"(got {first.get('input')!r})") from None
+        raise ConfigError(
+            f"GenerationSettings.{where}: {first['msg']} (got {first.get('input')!r})"
+        ) from None
 
 
 OPTION_GROUPS: tuple[type, ...] = (Selection, EngineLimits, Output)
@@ -289,6 +310,7 @@ def split_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # --- the engine's input ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -336,32 +358,50 @@ class RunConfig:
         _set(self, "suites", _refs(self.suites, (str, Suite), "suite", "a suite spec or a Suite object"))
         _set(self, "tiers", _refs(self.tiers, (str,), "tier", "a scorer name or a scorer factory", callable))
         if not (isinstance(self.model, Provider) or isinstance(self.model, str) and self.model.strip()):
-            raise ConfigError(f"model must be a model string (e.g. 'oracle', 'openai:gpt-4o-mini') or a "
-                              f"Provider object, got {self.model!r}")
+            raise ConfigError(
+                f"model must be a model string (e.g. 'oracle', 'openai:gpt-4o-mini') or a "
+                f"Provider object, got {self.model!r}"
+            )
         if self.harness_mode not in HARNESS_MODES:
-            raise ConfigError(f"unknown harness mode {self.harness_mode!r} "
-                              f"(one of {', '.join(HARNESS_MODES)})")
+            raise ConfigError(
+                f"unknown harness mode {self.harness_mode!r} (one of {', '.join(HARNESS_MODES)})"
+            )
         _set(self, "settings", generation_settings(self.settings))
         for group in self.groups():  # checks every option; keeps the normalised values
             for name, value in group_fields(group).items():
                 _set(self, name, value)
 
     @classmethod
-    def from_groups(cls, suites: SuiteRef | Sequence[SuiteRef] = (), model: ModelRef = "baseline",
-                    tiers: TierRef | Sequence[TierRef] = (),
-                    harness_mode: HarnessMode = "production-parity", *,
-                    selection: Selection | None = None, limits: EngineLimits | None = None,
-                    generation: GenerationSettings | Mapping[str, Any] | None = None,
-                    output: Output | None = None) -> RunConfig:
+    def from_groups(
+        cls,
+        suites: SuiteRef | Sequence[SuiteRef] = (),
+        model: ModelRef = "baseline",
+        tiers: TierRef | Sequence[TierRef] = (),
+        harness_mode: HarnessMode = "production-parity",
+        *,
+        selection: Selection | None = None,
+        limits: EngineLimits | None = None,
+        generation: GenerationSettings | Mapping[str, Any] | None = None,
+        output: Output | None = None,
+    ) -> RunConfig:
         """The flat config of a run given as option groups (``None``: the group's defaults)."""
         values: dict[str, Any] = {}
-        for name, group, kind in (("selection", selection, Selection), ("limits", limits, EngineLimits),
-                                  ("output", output, Output)):
+        for name, group, kind in (
+            ("selection", selection, Selection),
+            ("limits", limits, EngineLimits),
+            ("output", output, Output),
+        ):
             if group is not None and not isinstance(group, kind):
                 raise ConfigError(f"{name} must be a callbench.{kind.__name__}, got {type(group).__name__}")
             values.update(group_fields(group or kind()))
-        return cls(suites=suites, model=model, tiers=tiers, harness_mode=harness_mode,  # type: ignore[arg-type]
-                   settings=generation_settings(generation), **values)
+        return cls(  # the validator below normalises single values and sequences to tuples
+            suites=suites,  # type: ignore[arg-type]
+            model=model,
+            tiers=tiers,  # type: ignore[arg-type]
+            harness_mode=harness_mode,
+            settings=generation_settings(generation),
+            **values,
+        )
 
     def groups(self) -> tuple[Selection, EngineLimits, Output]:
         """This config's options as groups (built, so checked)."""
@@ -375,18 +415,26 @@ class RunConfig:
     def recorded_options(self) -> dict[str, Any]:
         """The engine options worth recording in ``run.json``."""
         return {
-            "concurrency": self.concurrency, "delay_s": self.delay_s, "rpm": self.rpm, "tpm": self.tpm,
-            "max_connections": self.max_connections, "max_retries": self.max_retries,
-            "max_retry_time_s": self.max_retry_time_s, "request_timeout_s": self.request_timeout_s,
-            "cache": self.cache, "case_ids": list(self.case_ids), "limit": self.limit,
+            "concurrency": self.concurrency,
+            "delay_s": self.delay_s,
+            "rpm": self.rpm,
+            "tpm": self.tpm,
+            "max_connections": self.max_connections,
+            "max_retries": self.max_retries,
+            "max_retry_time_s": self.max_retry_time_s,
+            "request_timeout_s": self.request_timeout_s,
+            "cache": self.cache,
+            "case_ids": list(self.case_ids),
+            "limit": self.limit,
             "price_table": str(self.price_table) if self.price_table else None,
             "suite_options": self.suite_options,
             "config": config_to_dict(self),
         }
 
 
-def _refs(value: Any, kinds: tuple[type, ...], what: str, rule: str,
-          also: Callable[[Any], bool] = lambda _: False) -> tuple[Any, ...]:
+def _refs(
+    value: Any, kinds: tuple[type, ...], what: str, rule: str, also: Callable[[Any], bool] = lambda _: False
+) -> tuple[Any, ...]:
     """A bare reference or a sequence of them, as a tuple; anything else is one error line."""
     items = (value,) if isinstance(value, (str, *kinds)) or also(value) else value
     if not isinstance(items, Sequence):
@@ -443,8 +491,10 @@ def config_from_dict(data: dict[str, Any], **overrides: Any) -> RunConfig:
     that held Python objects cannot be rebuilt (see :func:`recorded_objects`)."""
     objects = recorded_objects(data)
     if objects:
-        raise ConfigError(f"the recorded configuration held Python objects ({', '.join(objects)}); "
-                          "run.json cannot rebuild them")
+        raise ConfigError(
+            f"the recorded configuration held Python objects ({', '.join(objects)}); "
+            "run.json cannot rebuild them"
+        )
     values: dict[str, Any] = {}
     for name, value in data.items():
         if name not in RunConfig.__dataclass_fields__:

@@ -21,8 +21,9 @@ from callbench.types.trace import RoundInfo, Trace, TraceCall
 class ModelLike(Protocol):
     """Anything with ``async generate(messages, tools, settings) -> ModelTurn`` (a Model or Provider)."""
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn: ...
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn: ...
 
 
 @dataclass
@@ -44,14 +45,21 @@ class Episode:
         self.expected = self.case.expected_tools()
         registry = self.registry if self.registry is not None else ToolRegistry(self.offered)
         # What counts as progress for the oracle-assisted nudge: a step's tools or a declared equivalent.
-        self.accepted = [sorted({*alts, *(e for name in alts for e in registry.equivalents(name))})
-                         for alts in self.expected]
+        self.accepted = [
+            sorted({*alts, *(e for name in alts for e in registry.equivalents(name))})
+            for alts in self.expected
+        ]
         system = self.case.system if self.case.system is not None else self.system_prompt
         self.messages = ([Message.system(system)] if system else []) + self.case.start_messages()
 
 
-async def run_episode(episode: Episode, model: ModelLike, session: ExecutorSession, settings: GenerationSettings,
-                      observers: Observers | None = None) -> Trace:
+async def run_episode(
+    episode: Episode,
+    model: ModelLike,
+    session: ExecutorSession,
+    settings: GenerationSettings,
+    observers: Observers | None = None,
+) -> Trace:
     """Run rounds until the model answers without calls, or a budget is spent. Returns the trace.
 
     Provider errors propagate (the engine turns them into error records); the partial trace
@@ -106,8 +114,15 @@ def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
 
 async def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int) -> TraceCall:
     trace = episode.trace
-    record = TraceCall(index=len(trace.calls), call_id=call.id, round=round_index, tool=call.name,
-                       arguments_raw=call.arguments_raw, arguments=call.arguments, parse_error=call.parse_error)
+    record = TraceCall(
+        index=len(trace.calls),
+        call_id=call.id,
+        round=round_index,
+        tool=call.name,
+        arguments_raw=call.arguments_raw,
+        arguments=call.arguments,
+        parse_error=call.parse_error,
+    )
     trace.calls.append(record)
     check_call(record, episode.offered_by_name)
     cap = episode.case.max_calls

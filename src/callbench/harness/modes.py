@@ -50,7 +50,9 @@ class ModePolicy:
     def assistance(self) -> dict[str, Any]:
         return {
             "step_count_disclosed": self.discloses_step_count,
-            "round_budget": "expected_steps + 4" if self.mode == "oracle-assisted" else PRODUCTION_ROUND_BUDGET,
+            "round_budget": "expected_steps + 4"
+            if self.mode == "oracle-assisted"
+            else PRODUCTION_ROUND_BUDGET,
         }
 
 

@@ -59,8 +59,10 @@ async def _rescore_record(record: CaseRecord, suites: dict[str, Any]) -> CaseRec
     if case is None:
         raise UserError(f"record {record.key}: case no longer exists in suite {record.suite!r}")
     if case.prompt_sha256() != record.prompt_sha256:
-        raise UserError(f"record {record.key}: the instruction changed since the run; re-run the model "
-                        "instead of re-scoring stale output")
+        raise UserError(
+            f"record {record.key}: the instruction changed since the run; re-run the model "
+            "instead of re-scoring stale output"
+        )
     verdicts, error = await score_case(scorers, case, record.trace)
     if error is not None:
         raise UserError(f"record {record.key}: scorer failed: {error.message}")

@@ -59,9 +59,12 @@ class Prepared:
 
 def load_suites(config: RunConfig) -> list[Suite]:
     """The run's suites: specs loaded (with the run's loader options), ``Suite`` objects as given."""
-    suites = [spec if isinstance(spec, Suite) else
-              load_suite(spec, data=config.data, registry=config.registry, **config.suite_options)
-              for spec in config.suites]
+    suites = [
+        spec
+        if isinstance(spec, Suite)
+        else load_suite(spec, data=config.data, registry=config.registry, **config.suite_options)
+        for spec in config.suites
+    ]
     names = [s.name for s in suites]
     if len(set(names)) != len(names):
         raise ConfigError(f"the same suite appears twice in one run: {names}")
@@ -127,32 +130,49 @@ def prepare_run(config: RunConfig) -> Prepared:
     if config.resume:
         previous = _check_resume(run_dir, header)
     elif (run_dir / RUN_FILE).exists():
-        raise UserError(f"{run_dir} already holds a run; pass --resume to continue it "
-                        "or choose another --out")
+        raise UserError(
+            f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
+        )
     header.run_id = run_dir.name
     write_header(run_dir, header)
     return Prepared(run_dir, header, suites, scorers, model, previous)
 
 
-def _header(config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]],
-            model: Model) -> RunHeader:
+def _header(
+    config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]], model: Model
+) -> RunHeader:
     policy = ModePolicy(config.harness_mode)
     return RunHeader(
-        run_id="", created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        callbench_version=__version__, python_version=platform.python_version(),
+        run_id="",
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        callbench_version=__version__,
+        python_version=platform.python_version(),
         model=model_label(config.model),
-        provider=model.provider.describe(), settings=config.settings.model_dump(),
-        harness_mode=config.harness_mode, harness_assistance=policy.assistance(),
-        suites=[SuiteInfo(name=s.name, spec=_spec(spec), hash=s.hash, registry_hash=s.registry.hash,
-                          prompt_template_hash=prompt_template_hash(s.system_prompt), n_cases=len(s.cases),
-                          source=s.source, data=str(config.data) if config.data else None,
-                          data_versions=dict(s.metadata.get("data_versions") or {}),
-                          notes=suite_notes(s, list(scorers.get(s.name, ()))))
-                for spec, s in zip(config.suites, suites, strict=True)],
+        provider=model.provider.describe(),
+        settings=config.settings.model_dump(),
+        harness_mode=config.harness_mode,
+        harness_assistance=policy.assistance(),
+        suites=[
+            SuiteInfo(
+                name=s.name,
+                spec=_spec(spec),
+                hash=s.hash,
+                registry_hash=s.registry.hash,
+                prompt_template_hash=prompt_template_hash(s.system_prompt),
+                n_cases=len(s.cases),
+                source=s.source,
+                data=str(config.data) if config.data else None,
+                data_versions=dict(s.metadata.get("data_versions") or {}),
+                notes=suite_notes(s, list(scorers.get(s.name, ()))),
+            )
+            for spec, s in zip(config.suites, suites, strict=True)
+        ],
         scorers={name: list(table) for name, table in scorers.items()},
         executor=_executor_label(config.executor),
-        retrieval_k=config.k, suite_k={s.name: s.retrieval_k(config.k) for s in suites},
-        trials=config.trials, options=config.recorded_options(),
+        retrieval_k=config.k,
+        suite_k={s.name: s.retrieval_k(config.k) for s in suites},
+        trials=config.trials,
+        options=config.recorded_options(),
     )
 
 
@@ -177,9 +197,11 @@ def resume_config(run_dir: Path, **overrides: Any) -> RunConfig:
     if objects:
         names = [s.name for s in header.suites if s.spec == OBJECT_SPEC]
         what = ", ".join(f"suites {names}" if name == "suites" and names else name for name in objects)
-        raise ConfigError(f"{run_dir}: cannot resume from run.json: this run's {what} were Python objects, "
-                          "which run.json cannot rebuild; resume it from Python with the same objects: "
-                          "callbench.evaluate(suite, model, output=Output(out_dir=..., resume=True))")
+        raise ConfigError(
+            f"{run_dir}: cannot resume from run.json: this run's {what} were Python objects, "
+            "which run.json cannot rebuild; resume it from Python with the same objects: "
+            "callbench.evaluate(suite, model, output=Output(out_dir=..., resume=True))"
+        )
     return config_from_dict(recorded, out_dir=run_dir, resume=True, **overrides)
 
 
@@ -190,11 +212,15 @@ def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
     old = read_header(run_dir)
     for field_name in ("model", "harness_mode"):
         if getattr(old, field_name) != getattr(header, field_name):
-            raise UserError(f"{run_dir}: cannot resume: {field_name} was {getattr(old, field_name)!r}, "
-                            f"now {getattr(header, field_name)!r}")
+            raise UserError(
+                f"{run_dir}: cannot resume: {field_name} was {getattr(old, field_name)!r}, "
+                f"now {getattr(header, field_name)!r}"
+            )
     old_hashes = {s.name: (s.hash, s.registry_hash) for s in old.suites}
     for suite in header.suites:
         if suite.name in old_hashes and old_hashes[suite.name] != (suite.hash, suite.registry_hash):
-            raise UserError(f"{run_dir}: cannot resume: suite {suite.name!r} or its tool registry changed "
-                            "since the run started; start a new run")
+            raise UserError(
+                f"{run_dir}: cannot resume: suite {suite.name!r} or its tool registry changed "
+                "since the run started; start a new run"
+            )
     return [slim_record(r) for r in iter_records(run_dir)]

@@ -31,13 +31,19 @@ def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> 
     """The one harness mode of ``records``; mixing modes raises ``PoolingError``."""
     modes = {r.harness_mode for r in records}
     if len(modes) > 1:
-        raise PoolingError(f"refusing to pool harness modes {sorted(modes)} in one {what}: "
-                           "figures from different modes measure different things")
+        raise PoolingError(
+            f"refusing to pool harness modes {sorted(modes)} in one {what}: "
+            "figures from different modes measure different things"
+        )
     return next(iter(modes), None)
 
 
-def build_summary(header: RunHeader, records: list[CaseRecord], scorers: Mapping[str, Any] | None = None,
-                  requests: Mapping[str, int] | None = None) -> Summary:
+def build_summary(
+    header: RunHeader,
+    records: list[CaseRecord],
+    scorers: Mapping[str, Any] | None = None,
+    requests: Mapping[str, int] | None = None,
+) -> Summary:
     """The ``summary.json`` content for one run.
 
     Args:
@@ -107,11 +113,18 @@ def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
             if not verdict.applicable:
                 continue
             if verdict.partial == 0 and ok_exec:
-                flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer=name,
-                                    flag="zero_partial_with_successful_execution"))
+                flags.append(
+                    QCFlag(
+                        key=r.key,
+                        trial=str(r.trial),
+                        scorer=name,
+                        flag="zero_partial_with_successful_execution",
+                    )
+                )
             if verdict.passed and not r.trace.calls and r.expected_tools and name in TIERS:
-                flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer=name,
-                                    flag="pass_without_structured_call"))
+                flags.append(
+                    QCFlag(key=r.key, trial=str(r.trial), scorer=name, flag="pass_without_structured_call")
+                )
         if r.retrieval_recall is not None and r.retrieval_recall < 1.0:
             flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="expected_tools_not_offered"))
     return flags
@@ -120,8 +133,11 @@ def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
 def tool_bug_flags(errors: list[CaseRecord]) -> list[QCFlag]:
     """Error records of a tool implementation that crashed: a harness fault that needs a person (the
     record keeps the traceback); never the model's failure."""
-    return [QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="tool_implementation_error")
-            for r in errors if r.error is not None and r.error.type.startswith(TOOL_BUG + ":")]
+    return [
+        QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="tool_implementation_error")
+        for r in errors
+        if r.error is not None and r.error.type.startswith(TOOL_BUG + ":")
+    ]
 
 
 def _scorer_aggregates(scorers: Mapping[str, Any], completed: list[CaseRecord]) -> dict[str, ScorerAggregate]:

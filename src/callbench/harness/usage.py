@@ -83,7 +83,8 @@ def case_usage(record: CaseRecord) -> dict[str, int]:
 
 
 def run_usage(
-    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None,
+    records: Iterable[CaseRecord],
+    prices: dict[str, Price] | str | Path | None = None,
     model: str | None = None,
 ) -> RunUsage:
     """Tokens per run and per case, latency p50/p95 of live requests, estimated cost.
@@ -126,7 +127,8 @@ def run_usage(
 
 
 def usage_summary(
-    records: Iterable[CaseRecord], prices: dict[str, Price] | str | Path | None = None,
+    records: Iterable[CaseRecord],
+    prices: dict[str, Price] | str | Path | None = None,
     model: str | None = None,
 ) -> dict[str, Any]:
     """:func:`run_usage` as the plain JSON object stored in ``summary.json`` → ``usage``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from callbench.tools.registry import ToolRegistry
-from callbench.tools.schema import validate_arguments
+from callbench.tools.schema import validate_arguments, validator_for
 from callbench.types.contract import ToolContract
 from callbench.types.trace import Trace, TraceCall
 
@@ -21,7 +21,11 @@ def check_call(call: TraceCall, offered: Mapping[str, ToolContract]) -> None:
         call.schema_valid = False
         call.schema_errors = [f"arguments are not a JSON object: {call.parse_error or 'unparsable'}"]
     else:
-        call.schema_errors = validate_arguments(contract.provider_schema(), call.arguments)
+        call.schema_errors = validate_arguments(
+            contract.provider_schema(),
+            call.arguments,
+            contract.memo("validator", lambda c: validator_for(c.provider_schema())),
+        )
         call.schema_valid = not call.schema_errors
 
 

@@ -62,8 +62,11 @@ def build_request(
         body["temperature"] = settings.temperature
     if tools:
         body["tools"] = [
-            {"name": names.wire(t.name), "description": t.description,
-             "input_schema": memo(t, "schema", wire_schema)}
+            {
+                "name": names.wire(t.name),
+                "description": t.description,
+                "input_schema": memo(t, "schema", wire_schema),
+            }
             for t in tools
         ]
         choice: dict[str, Any] = {"type": _CHOICE[settings.tool_choice]}
@@ -73,7 +76,9 @@ def build_request(
     return body, names
 
 
-def _messages(messages: list[Message], names: ToolNameMap, thinking: ThinkingLookup | None) -> list[dict[str, Any]]:
+def _messages(
+    messages: list[Message], names: ToolNameMap, thinking: ThinkingLookup | None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         role = "assistant" if message.role == "assistant" else "user"
@@ -90,13 +95,21 @@ def _messages(messages: list[Message], names: ToolNameMap, thinking: ThinkingLoo
 
 def _blocks(message: Message, names: ToolNameMap) -> list[dict[str, Any]]:
     if message.role == "tool":
-        return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}]
+        return [
+            {"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}
+        ]
     blocks: list[dict[str, Any]] = []
     if message.content:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:
-        blocks.append({"type": "tool_use", "id": call.id, "name": names.wire(call.name),
-                       "input": call.arguments if call.arguments is not None else {}})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.id,
+                "name": names.wire(call.name),
+                "input": call.arguments if call.arguments is not None else {},
+            }
+        )
     return blocks or [{"type": "text", "text": ""}]
 
 
@@ -182,8 +195,14 @@ class AnthropicProvider(Provider):
 
     def describe(self) -> dict[str, Any]:
         """What ``run.json`` records (never the key)."""
-        return {"provider": "anthropic", "api": "anthropic-messages", "model": self.model,
-                "base_url": self.base_url, "key_env": self.key_env, "api_version": API_VERSION}
+        return {
+            "provider": "anthropic",
+            "api": "anthropic-messages",
+            "model": self.model,
+            "base_url": self.base_url,
+            "key_env": self.key_env,
+            "api_version": API_VERSION,
+        }
 
     async def generate(
         self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
@@ -218,4 +237,6 @@ class AnthropicProvider(Provider):
 def make_provider(spec: str) -> AnthropicProvider:
     """Catalog factory for ``anthropic:<model>[@base_url][?key_env=VAR]``."""
     parsed = parse_spec(spec, {"key_env"})
-    return AnthropicProvider(parsed.model, parsed.base_url, parsed.options.get("key_env", "ANTHROPIC_API_KEY"))
+    return AnthropicProvider(
+        parsed.model, parsed.base_url, parsed.options.get("key_env", "ANTHROPIC_API_KEY")
+    )

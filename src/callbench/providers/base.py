@@ -43,5 +43,5 @@ class Provider(ABC):
         """What to record in ``run.json`` (never secrets)."""
         return {"provider": self.name, "model": self.model}
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network clients."""

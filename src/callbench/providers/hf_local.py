@@ -52,8 +52,13 @@ def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
 
 def tool_schemas(tools: list[ToolContract]) -> list[dict[str, Any]]:
     """Tools in the JSON-schema form chat templates take."""
-    return [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                              "parameters": t.provider_schema()}} for t in tools]
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.provider_schema()},
+        }
+        for t in tools
+    ]
 
 
 class HFProvider(Provider):
@@ -72,7 +77,12 @@ class HFProvider(Provider):
         self._lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
-        return {"provider": "hf", "model": self.path.name, "path": str(self.path), "device": self._device or "auto"}
+        return {
+            "provider": "hf",
+            "model": self.path.name,
+            "path": str(self.path),
+            "device": self._device or "auto",
+        }
 
     def connection_key(self) -> str:
         return f"hf|{self.path}"
@@ -82,7 +92,9 @@ class HFProvider(Provider):
             torch, transformers = _require_extra()
             tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
             if not getattr(tokenizer, "chat_template", None):
-                raise ConfigError(f"hf:{self.path}: the tokenizer has no chat template; tools cannot be rendered")
+                raise ConfigError(
+                    f"hf:{self.path}: the tokenizer has no chat template; tools cannot be rendered"
+                )
             model = transformers.AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
             device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
             self._loaded = (tokenizer, model.to(device).eval())
@@ -92,10 +104,15 @@ class HFProvider(Provider):
         """The exact prompt text the checkpoint sees (chat template with tools)."""
         tokenizer, _ = self._load()
         return tokenizer.apply_chat_template(
-            chat_messages(messages), tools=tool_schemas(tools) or None, add_generation_prompt=True, tokenize=False
+            chat_messages(messages),
+            tools=tool_schemas(tools) or None,
+            add_generation_prompt=True,
+            tokenize=False,
         )
 
-    def _generate_sync(self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings) -> ModelTurn:
+    def _generate_sync(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         torch, _ = _require_extra()
         with self._lock:
             tokenizer, model = self._load()
@@ -107,15 +124,22 @@ class HFProvider(Provider):
             if settings.seed is not None:
                 torch.manual_seed(settings.seed)
             with torch.no_grad():
-                output = model.generate(**ids, max_new_tokens=settings.max_tokens, pad_token_id=tokenizer.pad_token_id
-                                        or tokenizer.eos_token_id, **sampling)
-            new = output[0, ids["input_ids"].shape[1]:]
+                output = model.generate(
+                    **ids,
+                    max_new_tokens=settings.max_tokens,
+                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                    **sampling,
+                )
+            new = output[0, ids["input_ids"].shape[1] :]
             text = tokenizer.decode(new, skip_special_tokens=True)
         parsed = parse_text_calls(text, {t.name for t in tools}, id_prefix=round_prefix(messages))
-        finish = FORMAT_ERROR if parsed.format_error else ("length" if len(new) >= settings.max_tokens else "stop")
+        finish = (
+            FORMAT_ERROR if parsed.format_error else ("length" if len(new) >= settings.max_tokens else "stop")
+        )
         usage = Usage(input_tokens=int(ids["input_ids"].shape[1]), output_tokens=len(new))
-        return ModelTurn(text=parsed.text, tool_calls=parsed.calls, usage=usage, finish_reason=finish,
-                         model=self.path.name)
+        return ModelTurn(
+            text=parsed.text, tool_calls=parsed.calls, usage=usage, finish_reason=finish, model=self.path.name
+        )
 
     async def generate(
         self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings

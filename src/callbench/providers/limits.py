@@ -6,10 +6,9 @@ two models on one vLLM server, or a model and its judge on one vendor, respect o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 DEFAULT_REQUEST_TIMEOUT_S = 60.0

@@ -29,9 +29,13 @@ from callbench.secrets import get_key
 from callbench.types.contract import ToolContract
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 
-_QUIRK_OPTIONS = {"strict": "strict_tools", "tool_choice_required": "tool_choice_required",
-                  "parallel_tool_calls_param": "parallel_tool_calls_param", "seed": "seed",
-                  "omit_temperature": "omit_temperature"}
+_QUIRK_OPTIONS = {
+    "strict": "strict_tools",
+    "tool_choice_required": "tool_choice_required",
+    "parallel_tool_calls_param": "parallel_tool_calls_param",
+    "seed": "seed",
+    "omit_temperature": "omit_temperature",
+}
 _OPTIONS = set(_QUIRK_OPTIONS) | {"key_env"}
 
 
@@ -95,7 +99,10 @@ def _message(message: Message, names: ToolNameMap) -> dict[str, Any]:
         {
             "id": c.id,
             "type": "function",
-            "function": {"name": names.wire(c.name), "arguments": c.arguments_raw or json.dumps(c.arguments or {})},
+            "function": {
+                "name": names.wire(c.name),
+                "arguments": c.arguments_raw or json.dumps(c.arguments or {}),
+            },
         }
         for c in message.tool_calls
     ]
@@ -123,7 +130,9 @@ def parse_response(
     choice = choices[0]
     message = choice.get("message") or {}
     schemas = {t.name: memo(t, "schema", wire_schema) for t in tools or []} if strict else {}
-    calls = [_call(f"{id_prefix}_{i}", c, names, schemas) for i, c in enumerate(message.get("tool_calls") or [])]
+    calls = [
+        _call(f"{id_prefix}_{i}", c, names, schemas) for i, c in enumerate(message.get("tool_calls") or [])
+    ]
     return ModelTurn(
         text=_text(message.get("content")),
         tool_calls=unique_call_ids(calls),
@@ -134,7 +143,9 @@ def parse_response(
     )
 
 
-def _call(fallback_id: str, raw: dict[str, Any], names: ToolNameMap, schemas: dict[str, dict[str, Any]]) -> ToolCall:
+def _call(
+    fallback_id: str, raw: dict[str, Any], names: ToolNameMap, schemas: dict[str, dict[str, Any]]
+) -> ToolCall:
     function = raw.get("function") or {}
     name = names.original(str(function.get("name") or ""))
     payload = function.get("arguments")
@@ -143,8 +154,13 @@ def _call(fallback_id: str, raw: dict[str, Any], names: ToolNameMap, schemas: di
         # Strict mode forced optional parameters to be sent as null; drop those nulls again.
         arguments = strip_optional_nulls(arguments, schemas[name])
     call_id = raw.get("id") or fallback_id
-    return ToolCall(id=str(call_id), name=name, arguments_raw=raw_text(payload or ""), arguments=arguments,
-                    parse_error=error)
+    return ToolCall(
+        id=str(call_id),
+        name=name,
+        arguments_raw=raw_text(payload or ""),
+        arguments=arguments,
+        parse_error=error,
+    )
 
 
 def _text(content: Any) -> str:
@@ -169,7 +185,9 @@ def _usage(raw: Any) -> Usage | None:
 class OpenAIProvider(Provider):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
-    def __init__(self, model: str, preset: Preset, base_url: str | None = None, key_env: str | None = None) -> None:
+    def __init__(
+        self, model: str, preset: Preset, base_url: str | None = None, key_env: str | None = None
+    ) -> None:
         self.name = preset.name
         self.model = model
         self.preset = preset
@@ -185,8 +203,14 @@ class OpenAIProvider(Provider):
 
     def describe(self) -> dict[str, Any]:
         """What ``run.json`` records (never the key)."""
-        return {"provider": self.preset.name, "api": "openai-chat", "model": self.model,
-                "base_url": self.base_url, "key_env": self.key_env, "quirks": vars(self.preset.quirks)}
+        return {
+            "provider": self.preset.name,
+            "api": "openai-chat",
+            "model": self.model,
+            "base_url": self.base_url,
+            "key_env": self.key_env,
+            "quirks": vars(self.preset.quirks),
+        }
 
     def _headers(self) -> dict[str, str]:
         if not self._key:
@@ -201,9 +225,12 @@ class OpenAIProvider(Provider):
         """Send one Chat Completions request and parse the answer."""
         body, names = build_request(self.model, messages, tools, settings, self.preset.quirks)
         url = f"{self.base_url}/chat/completions"
-        data = await post_json(self._clients.get(), url, body, self._headers(), self._where, settings.timeout_s)
-        return parse_response(data, names, tools, strict=self.preset.quirks.strict_tools,
-                              id_prefix=round_prefix(messages))
+        data = await post_json(
+            self._clients.get(), url, body, self._headers(), self._where, settings.timeout_s
+        )
+        return parse_response(
+            data, names, tools, strict=self.preset.quirks.strict_tools, id_prefix=round_prefix(messages)
+        )
 
     async def aclose(self) -> None:
         """Close pooled connections."""
@@ -213,7 +240,9 @@ class OpenAIProvider(Provider):
 def provider_from_spec(spec: str, preset: Preset) -> OpenAIProvider:
     """Build an :class:`OpenAIProvider` from ``model[@base_url][?options]`` and a preset."""
     parsed = parse_spec(spec, _OPTIONS)
-    changes = {q: parsed.flag(o, getattr(preset.quirks, q)) for o, q in _QUIRK_OPTIONS.items() if o in parsed.options}
+    changes = {
+        q: parsed.flag(o, getattr(preset.quirks, q)) for o, q in _QUIRK_OPTIONS.items() if o in parsed.options
+    }
     if changes:
         preset = with_quirks(preset, **changes)
     return OpenAIProvider(parsed.model, preset, parsed.base_url, parsed.options.get("key_env"))

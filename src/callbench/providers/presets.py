@@ -13,6 +13,7 @@ from typing import Literal
 
 from callbench.errors import ConfigError
 
+
 @dataclass(frozen=True)
 class Quirks:
     """What an OpenAI-compatible endpoint accepts."""
@@ -60,32 +61,93 @@ _LOCAL = Quirks(strict_tools=False, seed=True)
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
-        Preset("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", True,
-               Quirks(max_tokens_field="max_completion_tokens"), "OPENAI_BASE_URL",
-               "OpenAI; strict schemas available with ?strict=1"),
-        Preset("azure", "", "AZURE_OPENAI_API_KEY", True,
-               Quirks(max_tokens_field="max_completion_tokens", auth_header="api-key"), "AZURE_OPENAI_BASE_URL",
-               "Azure OpenAI v1 API: base URL https://<resource>.openai.azure.com/openai/v1; model = deployment"),
-        Preset("vllm", "http://127.0.0.1:8000/v1", "VLLM_API_KEY", False, _LOCAL, "VLLM_BASE_URL",
-               "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>"),
-        Preset("sglang", "http://127.0.0.1:30000/v1", "SGLANG_API_KEY", False, _LOCAL, "SGLANG_BASE_URL",
-               "start SGLang with --tool-call-parser <parser>"),
-        Preset("ollama", "http://127.0.0.1:11434/v1", None, False,
-               Quirks(tool_choice_required=False, parallel_tool_calls_param=False), "OLLAMA_BASE_URL",
-               "Ollama ignores tool_choice; pull the model first"),
-        Preset("llamacpp", "http://127.0.0.1:8080/v1", "LLAMACPP_API_KEY", False,
-               Quirks(parallel_tool_calls_param=True), "LLAMACPP_BASE_URL",
-               "start llama-server with --jinja so tools use the model's chat template"),
-        Preset("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", True,
-               Quirks(tool_choice_required=True, parallel_tool_calls_param=False, seed=False), None,
-               "DeepSeek"),
-        Preset("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", True,
-               Quirks(no_fallback={"provider": {"allow_fallbacks": False}}), None,
-               "OpenRouter; fallbacks to other providers are switched off"),
-        Preset("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", True, Quirks(), None, "Together AI"),
-        Preset("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", True, Quirks(seed=True), None, "Groq"),
-        Preset("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY", True, Quirks(), None,
-               "Fireworks AI"),
+        Preset(
+            "openai",
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            True,
+            Quirks(max_tokens_field="max_completion_tokens"),
+            "OPENAI_BASE_URL",
+            "OpenAI; strict schemas available with ?strict=1",
+        ),
+        Preset(
+            "azure",
+            "",
+            "AZURE_OPENAI_API_KEY",
+            True,
+            Quirks(max_tokens_field="max_completion_tokens", auth_header="api-key"),
+            "AZURE_OPENAI_BASE_URL",
+            "Azure OpenAI v1 API: base URL https://<resource>.openai.azure.com/openai/v1; model = deployment",
+        ),
+        Preset(
+            "vllm",
+            "http://127.0.0.1:8000/v1",
+            "VLLM_API_KEY",
+            False,
+            _LOCAL,
+            "VLLM_BASE_URL",
+            "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>",
+        ),
+        Preset(
+            "sglang",
+            "http://127.0.0.1:30000/v1",
+            "SGLANG_API_KEY",
+            False,
+            _LOCAL,
+            "SGLANG_BASE_URL",
+            "start SGLang with --tool-call-parser <parser>",
+        ),
+        Preset(
+            "ollama",
+            "http://127.0.0.1:11434/v1",
+            None,
+            False,
+            Quirks(tool_choice_required=False, parallel_tool_calls_param=False),
+            "OLLAMA_BASE_URL",
+            "Ollama ignores tool_choice; pull the model first",
+        ),
+        Preset(
+            "llamacpp",
+            "http://127.0.0.1:8080/v1",
+            "LLAMACPP_API_KEY",
+            False,
+            Quirks(parallel_tool_calls_param=True),
+            "LLAMACPP_BASE_URL",
+            "start llama-server with --jinja so tools use the model's chat template",
+        ),
+        Preset(
+            "deepseek",
+            "https://api.deepseek.com/v1",
+            "DEEPSEEK_API_KEY",
+            True,
+            Quirks(tool_choice_required=True, parallel_tool_calls_param=False, seed=False),
+            None,
+            "DeepSeek",
+        ),
+        Preset(
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER_API_KEY",
+            True,
+            Quirks(no_fallback={"provider": {"allow_fallbacks": False}}),
+            None,
+            "OpenRouter; fallbacks to other providers are switched off",
+        ),
+        Preset(
+            "together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", True, Quirks(), None, "Together AI"
+        ),
+        Preset(
+            "groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", True, Quirks(seed=True), None, "Groq"
+        ),
+        Preset(
+            "fireworks",
+            "https://api.fireworks.ai/inference/v1",
+            "FIREWORKS_API_KEY",
+            True,
+            Quirks(),
+            None,
+            "Fireworks AI",
+        ),
     ]
 }
 

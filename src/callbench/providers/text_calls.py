@@ -45,7 +45,9 @@ def parse_text_calls(text: str, tool_names: set[str], id_prefix: str = "call") -
     for candidate in [m.group(1).strip() for m in _FENCE.finditer(stripped)] + [stripped]:
         found = _from_json(candidate, id_prefix) or _from_python(candidate, tool_names, id_prefix)
         if found is not None:
-            return TextCalls(calls=found, text=_FENCE.sub("", stripped).strip() if candidate != stripped else "")
+            return TextCalls(
+                calls=found, text=_FENCE.sub("", stripped).strip() if candidate != stripped else ""
+            )
     if _looks_like_attempt(stripped, tool_names):
         return TextCalls(text=text, format_error="output looks like a tool call but could not be parsed")
     return TextCalls(text=text)
@@ -59,8 +61,14 @@ def _from_blocks(text: str, id_prefix: str) -> TextCalls:
             value = json.loads(block)
         except json.JSONDecodeError as exc:
             # Keep the broken call on the trace: it is a scored malformed call, not lost text.
-            calls.append(ToolCall(id=f"{id_prefix}_{index}", name=_guess_name(block), arguments_raw=block,
-                                  parse_error=f"malformed JSON in <tool_call>: {exc.msg}"))
+            calls.append(
+                ToolCall(
+                    id=f"{id_prefix}_{index}",
+                    name=_guess_name(block),
+                    arguments_raw=block,
+                    parse_error=f"malformed JSON in <tool_call>: {exc.msg}",
+                )
+            )
             continue
         call = _call_from_obj(value, f"{id_prefix}_{index}")
         if call is None:
@@ -130,15 +138,23 @@ def _python_call(node: ast.Call, call_id: str) -> ToolCall | None:
         return None
     raw = ast.unparse(node)
     if node.args:
-        return ToolCall(id=call_id, name=name, arguments_raw=raw,
-                        parse_error="positional arguments in a Python-style call; keywords are required")
+        return ToolCall(
+            id=call_id,
+            name=name,
+            arguments_raw=raw,
+            parse_error="positional arguments in a Python-style call; keywords are required",
+        )
     arguments: dict[str, Any] = {}
     for keyword in node.keywords:
         try:
             arguments[str(keyword.arg)] = ast.literal_eval(keyword.value)
         except ValueError:
-            return ToolCall(id=call_id, name=name, arguments_raw=raw,
-                            parse_error=f"argument {keyword.arg!r} is not a literal value")
+            return ToolCall(
+                id=call_id,
+                name=name,
+                arguments_raw=raw,
+                parse_error=f"argument {keyword.arg!r} is not a literal value",
+            )
     return ToolCall(id=call_id, name=name, arguments_raw=raw, arguments=arguments)
 
 

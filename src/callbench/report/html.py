@@ -26,8 +26,13 @@ MAX_TEXT = 4000
 
 # JSON inside <script> must not contain "</script>" or "<!--"; escaping <, > and & as \u
 # sequences keeps the JSON identical after parsing and makes breaking out impossible.
-_SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
-                   0x2028: "\\u2028", 0x2029: "\\u2029"}
+_SCRIPT_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
 
 
 def script_json(value: Any) -> str:
@@ -130,8 +135,9 @@ def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> li
             b = runs[j]
             groups_a, groups_b = strata(views[i]), strata(views[j])
             if notes is not None and groups_a and groups_b and not set(groups_a) & set(groups_b):
-                notes.append(f"{a.label} and {b.label} share no tier and harness mode; "
-                             "not compared (never pooled)")
+                notes.append(
+                    f"{a.label} and {b.label} share no tier and harness mode; not compared (never pooled)"
+                )
             for key in sorted(set(groups_a) & set(groups_b)):
                 try:
                     cmp = compare_runs(groups_a[key], groups_b[key], key[0])

@@ -69,8 +69,13 @@ class LiveStateWriter:
 
     def on_case_start(self, case: Case, trial: int, offered: list[str]) -> None:
         key = f"{getattr(case, 'suite', '')}:{getattr(case, 'id', '')}"
-        self._current[f"{key}#{trial}"] = {"key": key, "trial": trial, "offered": list(offered), "rounds": [],
-                                           "started_at": time.time()}
+        self._current[f"{key}#{trial}"] = {
+            "key": key,
+            "trial": trial,
+            "offered": list(offered),
+            "rounds": [],
+            "started_at": time.time(),
+        }
         self._write()
 
     def on_round(self, case: Case, round_info: RoundInfo, calls: list[TraceCall]) -> None:
@@ -79,8 +84,10 @@ class LiveStateWriter:
         entries = [e for e in self._current.values() if e["key"] == key]
         if not entries:
             return
-        badges = [{"tool": c.tool, "ok": c.execution in ("ok", "skipped", "not_executed") and c.schema_valid}
-                  for c in calls]
+        badges = [
+            {"tool": c.tool, "ok": c.execution in ("ok", "skipped", "not_executed") and c.schema_valid}
+            for c in calls
+        ]
         entries[-1]["rounds"].append({"index": round_info.index, "calls": badges})
         self._write()
 

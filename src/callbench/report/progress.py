@@ -245,4 +245,3 @@ def _coerce(config: Any) -> ProgressConfig:
         runs_root=Path(runs_root) if runs_root else None,
         stream=get("stream", None),
     )
-

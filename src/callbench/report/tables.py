@@ -19,8 +19,25 @@ from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 ShowFormat = Literal["md", "csv", "json"]
 
-COLUMNS = ["run", "model", "tier", "harness_mode", "group", "n", "passed", "accuracy", "ci_low", "ci_high",
-           "ci_method", "errors", "partial_diagnostic", "trials", "pass_at_k", "pass_hat_k", "flip_rate"]
+COLUMNS = [
+    "run",
+    "model",
+    "tier",
+    "harness_mode",
+    "group",
+    "n",
+    "passed",
+    "accuracy",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "errors",
+    "partial_diagnostic",
+    "trials",
+    "pass_at_k",
+    "pass_hat_k",
+    "flip_rate",
+]
 
 
 def stratum_rows(run: RunFolder, *, categories: bool = True) -> list[dict[str, Any]]:
@@ -99,14 +116,33 @@ def _md_cell(row: dict[str, Any], key: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-SHOW_COLUMNS = [("tier", "Tier"), ("harness_mode", "Harness mode"), ("group", "Group"), ("n", "n"),
-                ("passed", "Passed"), ("accuracy", "Strict accuracy"), ("ci", "95% CI"), ("errors", "Errors"),
-                ("partial_diagnostic", "Partial (diagnostic)"), ("trials", "Trials"), ("pass_at_k", "pass@k"),
-                ("pass_hat_k", "pass^k"), ("flip_rate", "Flip rate")]
-BOARD_COLUMNS = [("rank", "#"), ("model", "Model"), ("run", "Run"), ("tier", "Tier"),
-                 ("harness_mode", "Harness mode"),
-                 ("n", "n"), ("accuracy", "Strict accuracy"), ("ci", "95% CI"), ("errors", "Errors"),
-                 ("partial_diagnostic", "Partial (diagnostic)")]
+SHOW_COLUMNS = [
+    ("tier", "Tier"),
+    ("harness_mode", "Harness mode"),
+    ("group", "Group"),
+    ("n", "n"),
+    ("passed", "Passed"),
+    ("accuracy", "Strict accuracy"),
+    ("ci", "95% CI"),
+    ("errors", "Errors"),
+    ("partial_diagnostic", "Partial (diagnostic)"),
+    ("trials", "Trials"),
+    ("pass_at_k", "pass@k"),
+    ("pass_hat_k", "pass^k"),
+    ("flip_rate", "Flip rate"),
+]
+BOARD_COLUMNS = [
+    ("rank", "#"),
+    ("model", "Model"),
+    ("run", "Run"),
+    ("tier", "Tier"),
+    ("harness_mode", "Harness mode"),
+    ("n", "n"),
+    ("accuracy", "Strict accuracy"),
+    ("ci", "95% CI"),
+    ("errors", "Errors"),
+    ("partial_diagnostic", "Partial (diagnostic)"),
+]
 
 
 def table_markdown(table: Table) -> str:
@@ -117,8 +153,11 @@ def table_markdown(table: Table) -> str:
     parts = [f"**{_md_text(table.title)}**\n"] if table.title else []
     if table.columns:
         head = "| " + " | ".join(_md_text(c) for c in table.columns) + " |"
-        rule = "|" + "|".join("---:" if table.alignment(i) == "right" else "---"
-                              for i in range(len(table.columns))) + "|"
+        rule = (
+            "|"
+            + "|".join("---:" if table.alignment(i) == "right" else "---" for i in range(len(table.columns)))
+            + "|"
+        )
         body = ["| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in table.rows]
         parts.append("\n".join([head, rule, *body]) + "\n")
         parts.extend(f"{_md_text(note)}\n" for note in table.notes)  # one paragraph each
@@ -146,8 +185,11 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
     """The run's figures as ``md``, ``csv`` or ``json`` text (for ``callbench show --format``)."""
     run = read_run(run_dir)
     if fmt == "json":
-        payload = {"run": run.path.name, "header": header_payload(run),
-                   "statistics": statistics_payload(run_statistics(run))}
+        payload = {
+            "run": run.path.name,
+            "header": header_payload(run),
+            "statistics": statistics_payload(run_statistics(run)),
+        }
         return json.dumps(payload, indent=2, default=str)
     rows = stratum_rows(run)
     if fmt == "csv":
@@ -171,10 +213,17 @@ def leaderboard_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     return rows
 
 
-PAIR_COLUMNS = [("a", "A"), ("b", "B"), ("tier", "Tier"), ("harness_mode", "Harness mode"),
-                ("n", "Shared cases"),
-                ("diff", "A − B (pts)"), ("diff_ci", "95% CI (pts)"), ("mcnemar_p", "McNemar p"),
-                ("discordant", "only A / only B")]
+PAIR_COLUMNS = [
+    ("a", "A"),
+    ("b", "B"),
+    ("tier", "Tier"),
+    ("harness_mode", "Harness mode"),
+    ("n", "Shared cases"),
+    ("diff", "A − B (pts)"),
+    ("diff_ci", "95% CI (pts)"),
+    ("mcnemar_p", "McNemar p"),
+    ("discordant", "only A / only B"),
+]
 
 
 def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
@@ -182,14 +231,24 @@ def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     out = []
     for c in comparisons(runs):
         d = c["difference"]
-        out.append({"a": c["a"], "b": c["b"], "tier": c["tier"], "harness_mode": c["harness_mode"],
-                    "n": c["n"],
-                    "diff": round(100 * d["estimate"], 2), "diff_low": round(100 * d["low"], 2),
-                    "diff_high": round(100 * d["high"], 2),
-                    "diff_ci": f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
-                    "mcnemar_p": float(f"{c['mcnemar_p']:.4g}"), "only_a": c["only_a"], "only_b": c["only_b"],
-                    "discordant": f"{c['only_a']} / {c['only_b']}",
-                    "disagreeing": " ".join(c["disagreeing"])})
+        out.append(
+            {
+                "a": c["a"],
+                "b": c["b"],
+                "tier": c["tier"],
+                "harness_mode": c["harness_mode"],
+                "n": c["n"],
+                "diff": round(100 * d["estimate"], 2),
+                "diff_low": round(100 * d["low"], 2),
+                "diff_high": round(100 * d["high"], 2),
+                "diff_ci": f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
+                "mcnemar_p": float(f"{c['mcnemar_p']:.4g}"),
+                "only_a": c["only_a"],
+                "only_b": c["only_b"],
+                "discordant": f"{c['only_a']} / {c['only_b']}",
+                "disagreeing": " ".join(c["disagreeing"]),
+            }
+        )
     return out
 
 
@@ -203,8 +262,20 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
     if fmt == "csv":
         text = to_csv(board, ["rank", *COLUMNS])
         if pair:
-            cols = ["a", "b", "tier", "harness_mode", "n", "diff", "diff_low", "diff_high", "mcnemar_p",
-                    "only_a", "only_b", "disagreeing"]
+            cols = [
+                "a",
+                "b",
+                "tier",
+                "harness_mode",
+                "n",
+                "diff",
+                "diff_low",
+                "diff_high",
+                "mcnemar_p",
+                "only_a",
+                "only_b",
+                "disagreeing",
+            ]
             text += "\n" + to_csv(pair, cols)
         return text
     if fmt == "md":

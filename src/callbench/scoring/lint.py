@@ -36,8 +36,10 @@ def default_literal_notes(suite: Suite) -> list[str]:
                 props = contract.parameters.get("properties", {}) if contract else {}
                 for key, value in step.arguments.items():
                     if _equals_default(value, props.get(key)):
-                        notes.append(f"case {case.id!r} step {step.id!r}: {tool}.{key} = {value!r} is the schema "
-                                     "default; the completion tier accepts omitting it (write $default to say so)")
+                        notes.append(
+                            f"case {case.id!r} step {step.id!r}: {tool}.{key} = {value!r} is the schema "
+                            "default; the completion tier accepts omitting it (write $default to say so)"
+                        )
     return notes
 
 

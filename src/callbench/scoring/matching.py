@@ -42,8 +42,13 @@ Compatible = Callable[[Instance, TraceCall], bool]
 ArgsOk = Callable[[Instance, TraceCall], bool]
 
 
-def best_assignment(instances: list[Instance], calls: list[TraceCall], compatible: Compatible,
-                    args_ok: ArgsOk, succeeded: ArgsOk | None = None) -> dict[int, int]:
+def best_assignment(
+    instances: list[Instance],
+    calls: list[TraceCall],
+    compatible: Compatible,
+    args_ok: ArgsOk,
+    succeeded: ArgsOk | None = None,
+) -> dict[int, int]:
     """Order-free maximum matching (instance index -> call index), preferring argument matches,
     then (with ``succeeded``) calls that executed successfully, and, among equals, listed order."""
     if not instances or not calls:
@@ -60,11 +65,12 @@ def best_assignment(instances: list[Instance], calls: list[TraceCall], compatibl
                 if succeeded is not None and succeeded(inst, call):
                     gain[i, c] += 1.0
     rows, cols = linear_sum_assignment(-gain)
-    return {int(r): int(c) for r, c in zip(rows, cols) if gain[r, c] > 0}
+    return {int(r): int(c) for r, c in zip(rows, cols, strict=False) if gain[r, c] > 0}
 
 
-def sequence_assignment(instances: list[Instance], calls: list[TraceCall], compatible: Compatible,
-                        args_ok: ArgsOk) -> dict[int, int] | None:
+def sequence_assignment(
+    instances: list[Instance], calls: list[TraceCall], compatible: Compatible, args_ok: ArgsOk
+) -> dict[int, int] | None:
     """The block-ordered exact assignment, or ``None`` when the calls do not follow the sequence."""
     if len(instances) != len(calls):
         return None
@@ -72,7 +78,7 @@ def sequence_assignment(instances: list[Instance], calls: list[TraceCall], compa
     start = 0
     for block in sorted({inst.block for inst in instances}):
         members = [inst for inst in instances if inst.block == block]
-        segment = calls[start:start + len(members)]
+        segment = calls[start : start + len(members)]
         local = best_assignment(members, segment, compatible, args_ok)
         if len(local) != len(members):
             return None

@@ -11,8 +11,14 @@ EXECUTION_WEIGHTS = {"coverage": 0.35, "arguments": 0.25, "schema": 0.15, "obser
 FAIL_CAP = 0.99
 
 
-def partial_score(tier: str, instances: list[Instance], calls: list[TraceCall], assignment: dict[int, int],
-                  mismatches: dict[int, list[Mismatch]], passed: bool) -> float:
+def partial_score(
+    tier: str,
+    instances: list[Instance],
+    calls: list[TraceCall],
+    assignment: dict[int, int],
+    mismatches: dict[int, list[Mismatch]],
+    passed: bool,
+) -> float:
     """Weighted coverage/arguments/schema(/execution) ratio; 1.0 exactly when passed, else at most 0.99.
 
     Unexpected calls only ever lower the schema ratio: they never add to a score.
@@ -29,7 +35,11 @@ def partial_score(tier: str, instances: list[Instance], calls: list[TraceCall], 
     if tier != "native-function-contract":
         weights = EXECUTION_WEIGHTS
         matched = [(instances[i], calls[c]) for i, c in assignment.items()]
-        ratios["observed"] = sum(1 for inst, c in matched if c.execution_observed or inst.step.call_only) / denominator
-        ratios["success"] = sum(1 for inst, c in matched if c.executed_ok or inst.step.call_only) / denominator
+        ratios["observed"] = (
+            sum(1 for inst, c in matched if c.execution_observed or inst.step.call_only) / denominator
+        )
+        ratios["success"] = (
+            sum(1 for inst, c in matched if c.executed_ok or inst.step.call_only) / denominator
+        )
     score = sum(weight * ratios[name] for name, weight in weights.items())
     return round(min(score, FAIL_CAP), 4)

@@ -11,8 +11,14 @@ from callbench.types.dsl import follow_path
 from callbench.types.trace import TraceCall
 
 
-def ref_resolver(case: Case, calls: list[TraceCall], before: int, completion: bool,
-                 registry: ToolRegistry, binding: dict[str, list[int]] | None = None) -> RefResolver:
+def ref_resolver(
+    case: Case,
+    calls: list[TraceCall],
+    before: int,
+    completion: bool,
+    registry: ToolRegistry,
+    binding: dict[str, list[int]] | None = None,
+) -> RefResolver:
     """A resolver giving the values a ``$ref`` may take for a call at position ``before``.
 
     With a ``binding`` (step id -> the calls paired with that step), a reference resolves only

@@ -107,22 +107,45 @@ def compare(states: GoldStates | None, actual: dict[str, Any]) -> Verdict:
     gold = states.final
     keys = sorted(set(gold) | set(actual))
     differing = [k for k in keys if gold.get(k) != actual.get(k)]
-    reasons = [Reason(code="state_mismatch", message=f"state '{k}' differs from the gold path's") for k in differing]
+    reasons = [
+        Reason(code="state_mismatch", message=f"state '{k}' differs from the gold path's") for k in differing
+    ]
     passed = not differing
-    rationale = "final state equals the gold path's" if passed else \
-        f"final state differs in {len(differing)} of {len(keys)} parts: {', '.join(differing)}"
-    details = {"applicable": True, "gold_changes_state": states.initial != gold,
-               "differing": {k: {"gold": gold.get(k), "actual": actual.get(k)} for k in differing}}
+    rationale = (
+        "final state equals the gold path's"
+        if passed
+        else f"final state differs in {len(differing)} of {len(keys)} parts: {', '.join(differing)}"
+    )
+    details = {
+        "applicable": True,
+        "gold_changes_state": states.initial != gold,
+        "differing": {k: {"gold": gold.get(k), "actual": actual.get(k)} for k in differing},
+    }
     # metrics survive the slim records the run summary is built from; details do not.
     metrics = {"applicable": 1.0, "gold_changes_state": float(states.initial != gold)}
-    return Verdict(scorer=NAME, passed=passed, partial=1.0 - len(differing) / max(1, len(keys)),
-                   reasons=reasons, rationale=rationale, details=details, metrics=metrics)
+    return Verdict(
+        scorer=NAME,
+        passed=passed,
+        partial=1.0 - len(differing) / max(1, len(keys)),
+        reasons=reasons,
+        rationale=rationale,
+        details=details,
+        metrics=metrics,
+    )
 
 
 def _not_applicable(why: str) -> Verdict:
     # Neither a pass nor a failure: the verdict is marked not applicable and left out of every rate.
-    return Verdict(scorer=NAME, passed=False, partial=None, rationale=f"not applicable: {why}",
-                   warnings=[why], details={"applicable": False}, metrics={"applicable": 0.0}, applicable=False)
+    return Verdict(
+        scorer=NAME,
+        passed=False,
+        partial=None,
+        rationale=f"not applicable: {why}",
+        warnings=[why],
+        details={"applicable": False},
+        metrics={"applicable": 0.0},
+        applicable=False,
+    )
 
 
 async def replay_gold(suite: Any, case: Case) -> GoldStates | None:

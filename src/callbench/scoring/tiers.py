@@ -22,7 +22,7 @@ from callbench.scoring.matching import Instance, best_assignment, expand, sequen
 from callbench.scoring.partial import partial_score
 from callbench.scoring.refs import ref_resolver
 from callbench.tools.registry import ToolRegistry
-from callbench.types.case import DSL_KEYS, Case
+from callbench.types.case import DSL_KEYS, Case, iter_dsl
 from callbench.types.contract import FollowUp
 from callbench.types.dsl import follow_path
 from callbench.types.trace import Trace, TraceCall
@@ -67,8 +67,15 @@ def score_tier(tier: Tier, case: Case, trace: Trace, registry: ToolRegistry) -> 
     warnings = list(ev.notes)
     if tier == "native-function-contract":
         warnings.append("contract tier evaluates native call structure only; tool execution was not assessed")
-    return Verdict(scorer=tier, passed=passed, partial=partial, reasons=reasons, rationale=one_line(reasons),
-                   warnings=warnings, details=_details(ev))
+    return Verdict(
+        scorer=tier,
+        passed=passed,
+        partial=partial,
+        reasons=reasons,
+        rationale=one_line(reasons),
+        warnings=warnings,
+        details=_details(ev),
+    )
 
 
 def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool) -> Evaluation:
@@ -99,25 +106,39 @@ def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool
     binding: dict[str, list[int]] | None = None
     assignment: dict[int, int] = {}
     exact: dict[int, int] | None = None
-    for _ in range(len(instances) + 1):
+    # Without a $ref the binding changes nothing: one pass is the answer.
+    passes = len(instances) + 1 if _has_refs(case) else 1
+    for _ in range(passes):
         matcher = _Matcher(case, calls, registry, completion, lenient, binding)
         exact = None if completion else sequence_assignment(instances, calls, compatible, matcher.args_ok)
-        assignment = exact if exact is not None else best_assignment(instances, calls, compatible, matcher.args_ok,
-                                                                     _succeeded)
+        assignment = (
+            exact
+            if exact is not None
+            else best_assignment(instances, calls, compatible, matcher.args_ok, _succeeded)
+        )
         paired = _binding(instances, assignment)
         if paired == binding:
             break
         binding = paired
-    matcher = _Matcher(case, calls, registry, completion, lenient, _binding(instances, assignment))
+    final = _binding(instances, assignment)
+    if passes > 1 and matcher.binding != final:  # the verdict checks references against the final pairs
+        matcher = _Matcher(case, calls, registry, completion, lenient, final)
     found = {i: matcher.mismatches(instances[i], calls[c]) for i, c in assignment.items()}
     extras = sorted(set(range(len(calls))) - set(assignment.values()))
     if completion:
-        untolerated = [c for c in extras if not _tolerated(calls[c], instances, assignment, calls, registry, tools_of)]
+        untolerated = [
+            c for c in extras if not _tolerated(calls[c], instances, assignment, calls, registry, tools_of)
+        ]
         exact_sequence = len(assignment) == len(instances) and not untolerated
     else:
         untolerated, exact_sequence = extras, exact is not None
-    return Evaluation(instances, calls, assignment, exact_sequence, found, sorted(set(matcher.notes)), extras,
-                      untolerated)
+    return Evaluation(
+        instances, calls, assignment, exact_sequence, found, sorted(set(matcher.notes)), extras, untolerated
+    )
+
+
+def _has_refs(case: Case) -> bool:
+    return any("$ref" in marker for step in case.expected for marker in iter_dsl(step.arguments))
 
 
 def _succeeded(inst: Instance, call: TraceCall) -> bool:
@@ -137,8 +158,15 @@ def _binding(instances: list[Instance], assignment: dict[int, int]) -> dict[str,
 class _Matcher:
     """Argument matching of (expected instance, observed call) pairs for one pairing pass."""
 
-    def __init__(self, case: Case, calls: list[TraceCall], registry: ToolRegistry, completion: bool, lenient: bool,
-                 binding: dict[str, list[int]] | None) -> None:
+    def __init__(
+        self,
+        case: Case,
+        calls: list[TraceCall],
+        registry: ToolRegistry,
+        completion: bool,
+        lenient: bool,
+        binding: dict[str, list[int]] | None,
+    ) -> None:
         self.case, self.calls, self.registry = case, calls, registry
         self.completion, self.lenient, self.binding = completion, lenient, binding
         self.cache: dict[tuple[int, int], list[Mismatch]] = {}
@@ -150,10 +178,14 @@ class _Matcher:
     def mismatches(self, inst: Instance, call: TraceCall) -> list[Mismatch]:
         key = (inst.index, call.index)
         if key not in self.cache:
-            resolver = ref_resolver(self.case, self.calls, call.index, self.completion, self.registry, self.binding)
+            resolver = ref_resolver(
+                self.case, self.calls, call.index, self.completion, self.registry, self.binding
+            )
             ctx = MatchContext(resolver, self.lenient)
             if self.completion:
-                expected = completion_expectation(inst.step.arguments, inst.step.tools, call.tool, self.registry)
+                expected = completion_expectation(
+                    inst.step.arguments, inst.step.tools, call.tool, self.registry
+                )
                 alternatives = _alternative_keys(self.registry, call.tool)
             else:
                 expected, alternatives = inst.step.arguments, None
@@ -162,8 +194,9 @@ class _Matcher:
         return self.cache[key]
 
 
-def completion_expectation(expected: dict[str, Any], step_tools: list[str], called: str,
-                           registry: ToolRegistry) -> dict[str, Any]:
+def completion_expectation(
+    expected: dict[str, Any], step_tools: list[str], called: str, registry: ToolRegistry
+) -> dict[str, Any]:
     """The expected arguments as the task-completion tier reads them for a call of ``called``.
 
     * A declared equivalent tool may name its arguments differently: the keys are mapped through the
@@ -180,8 +213,12 @@ def completion_expectation(expected: dict[str, Any], step_tools: list[str], call
     props = contract.parameters.get("properties", {}) if contract else {}
     for key, value in out.items():
         schema = props.get(key)
-        if isinstance(schema, dict) and "default" in schema and not _is_marker(value) \
-                and not match_value(value, schema["default"], MatchContext()):
+        if (
+            isinstance(schema, dict)
+            and "default" in schema
+            and not _is_marker(value)
+            and not match_value(value, schema["default"], MatchContext())
+        ):
             out[key] = {"$default": value}
     return out
 
@@ -192,8 +229,10 @@ def rename_keys(expected: dict[str, Any], key_map: dict[str, str]) -> dict[str, 
         return expected
     out = {key_map.get(k, k): v for k, v in expected.items() if k != "$one_of"}
     if "$one_of" in expected:
-        out["$one_of"] = [rename_keys(o, key_map) if isinstance(o, dict) and not _is_marker(o) else o
-                          for o in expected["$one_of"]]
+        out["$one_of"] = [
+            rename_keys(o, key_map) if isinstance(o, dict) and not _is_marker(o) else o
+            for o in expected["$one_of"]
+        ]
     return out
 
 
@@ -206,8 +245,14 @@ def _alternative_keys(registry: ToolRegistry, tool: str) -> dict[str, list[list[
     return contract.alternative_keys if contract else {}
 
 
-def _tolerated(call: TraceCall, instances: list[Instance], assignment: dict[int, int], calls: list[TraceCall],
-               registry: ToolRegistry, tools_of: Any) -> bool:
+def _tolerated(
+    call: TraceCall,
+    instances: list[Instance],
+    assignment: dict[int, int],
+    calls: list[TraceCall],
+    registry: ToolRegistry,
+    tools_of: Any,
+) -> bool:
     """An extra call is tolerated when read-only, another instance of a required capability, or a
     documented follow-up whose condition holds. A case that expects no call tolerates none."""
     contract = registry.find(call.tool)
@@ -223,7 +268,9 @@ def _tolerated(call: TraceCall, instances: list[Instance], assignment: dict[int,
 
 def _follows(call: TraceCall, rule: FollowUp, prior: TraceCall, registry: ToolRegistry) -> bool:
     """``call`` is the documented follow-up ``rule`` of the matched expected call ``prior``."""
-    if prior.index >= call.index or (prior.tool != rule.tool and prior.tool not in registry.equivalents(rule.tool)):
+    if prior.index >= call.index or (
+        prior.tool != rule.tool and prior.tool not in registry.equivalents(rule.tool)
+    ):
         return False
     prior_args, args = prior.arguments or {}, call.arguments or {}
     for key, value in rule.requires.items():
@@ -256,16 +303,28 @@ def _coverage_reasons(tier: Tier, ev: Evaluation) -> list[Reason]:
     out = []
     for inst in ev.instances:
         if inst.index not in ev.assignment and ev.calls:
-            out.append(Reason(code="tool_missing", step=inst.step.id,
-                              message=f"expected call {inst.index + 1} {_tool_label(inst)} was not made"))
+            out.append(
+                Reason(
+                    code="tool_missing",
+                    step=inst.step.id,
+                    message=f"expected call {inst.index + 1} {_tool_label(inst)} was not made",
+                )
+            )
     unexpected_code = "unexpected_state_change" if tier == "task-completion-execution" else "unexpected_call"
     for c in ev.untolerated:
         call = ev.calls[c]
-        out.append(Reason(code=unexpected_code, call_index=c,
-                          message=f"unexpected observed call {c + 1} '{call.tool}'"))
+        out.append(
+            Reason(
+                code=unexpected_code, call_index=c, message=f"unexpected observed call {c + 1} '{call.tool}'"
+            )
+        )
     complete = len(ev.assignment) == len(ev.instances) and not ev.untolerated
     if tier != "task-completion-execution" and complete and not ev.exact_sequence:
-        out.append(Reason(code="wrong_order", message="every expected tool was called, but not in the expected order"))
+        out.append(
+            Reason(
+                code="wrong_order", message="every expected tool was called, but not in the expected order"
+            )
+        )
     return out
 
 
@@ -274,9 +333,15 @@ def _argument_reasons(ev: Evaluation) -> list[Reason]:
     for i, problems in sorted(ev.mismatches.items()):
         inst, c = ev.instances[i], ev.assignment[i]
         for m in problems:
-            out.append(Reason(code=m.code, step=inst.step.id, call_index=c,
-                              message=f"expected call {i + 1} '{ev.calls[c].tool}' (observed call {c + 1}): "
-                                      + m.describe()))
+            out.append(
+                Reason(
+                    code=m.code,
+                    step=inst.step.id,
+                    call_index=c,
+                    message=f"expected call {i + 1} '{ev.calls[c].tool}' (observed call {c + 1}): "
+                    + m.describe(),
+                )
+            )
     return out
 
 
@@ -285,11 +350,19 @@ def _schema_reasons(calls: list[TraceCall]) -> list[Reason]:
     for call in calls:
         if call.schema_valid:
             continue
-        code = "unknown_tool" if not call.known_tool else (
-            "malformed_arguments" if call.arguments is None else "schema_invalid")
+        code = (
+            "unknown_tool"
+            if not call.known_tool
+            else ("malformed_arguments" if call.arguments is None else "schema_invalid")
+        )
         detail = "; ".join(call.schema_errors) or "invalid"
-        out.append(Reason(code=code, call_index=call.index,
-                          message=f"schema invalid for observed call {call.index + 1} '{call.tool}': {detail}"))
+        out.append(
+            Reason(
+                code=code,
+                call_index=call.index,
+                message=f"schema invalid for observed call {call.index + 1} '{call.tool}': {detail}",
+            )
+        )
     return out
 
 
@@ -301,8 +374,14 @@ def _execution_reasons(ev: Evaluation) -> list[Reason]:
             continue
         code = "execution_failed" if call.execution == "error" else "not_executed"
         why = call.error or call.execution
-        out.append(Reason(code=code, step=inst.step.id, call_index=c,
-                          message=f"expected call {i + 1} '{call.tool}' did not execute successfully: {why}"))
+        out.append(
+            Reason(
+                code=code,
+                step=inst.step.id,
+                call_index=c,
+                message=f"expected call {i + 1} '{call.tool}' did not execute successfully: {why}",
+            )
+        )
     return out
 
 
@@ -315,8 +394,15 @@ def _details(ev: Evaluation) -> dict[str, Any]:
     return {
         "expected_tools": [inst.step.tools for inst in ev.instances],
         "actual_tools": [c.tool for c in ev.calls],
-        "matches": [{"expected_index": i, "step": ev.instances[i].step.id, "call_index": c,
-                     "arguments_match": not ev.mismatches.get(i)} for i, c in sorted(ev.assignment.items())],
+        "matches": [
+            {
+                "expected_index": i,
+                "step": ev.instances[i].step.id,
+                "call_index": c,
+                "arguments_match": not ev.mismatches.get(i),
+            }
+            for i, c in sorted(ev.assignment.items())
+        ],
         "unexpected_calls": ev.untolerated,
         "tolerated_extra_calls": [c for c in ev.extras if c not in ev.untolerated],
         "matched_count": len(ev.assignment),

@@ -54,8 +54,9 @@ def _load_file(path: Path, registry_override: Path | None) -> Suite:
     return _build(header, cases, registry, name_default=path.stem, source=str(path))
 
 
-def _build(header: dict[str, Any], cases: list[Case], registry: ToolRegistry, *, name_default: str,
-           source: str) -> Suite:
+def _build(
+    header: dict[str, Any], cases: list[Case], registry: ToolRegistry, *, name_default: str, source: str
+) -> Suite:
     name = str(header.get("name", name_default))
     _check_unique(cases, source)
     suite = Suite(
@@ -112,7 +113,10 @@ def _read_yaml_cases(path: Path) -> list[Case]:
         raise SuiteError(f"{path}: 'cases' must be a list")
     if item_nodes is None:
         raise SuiteError(f"{path}: empty case file")
-    return [_case_from(item, f"{path}:{n.start_mark.line + 1}") for item, n in zip(items, item_nodes.value, strict=False)]
+    return [
+        _case_from(item, f"{path}:{n.start_mark.line + 1}")
+        for item, n in zip(items, item_nodes.value, strict=False)
+    ]
 
 
 def _case_from(data: Any, where: str) -> Case:
@@ -145,7 +149,9 @@ def _check_tools_known(suite: Suite) -> None:
         for step in case.expected:
             for tool in step.tools:
                 if tool not in registry:
-                    raise SuiteError(f"{suite.source}: case {case.id!r}: step {step.id!r}: unknown tool {tool!r}")
+                    raise SuiteError(
+                        f"{suite.source}: case {case.id!r}: step {step.id!r}: unknown tool {tool!r}"
+                    )
 
 
 def _read_text(path: Path) -> str:

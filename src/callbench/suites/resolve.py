@@ -56,12 +56,14 @@ def looks_like_path(spec: str) -> bool:
     return _reads_as_path(spec)
 
 
-def load_suite(spec: str, *, data: str | Path | None = None, registry: str | Path | None = None,
-               **extra: object) -> Suite:
+def load_suite(
+    spec: str, *, data: str | Path | None = None, registry: str | Path | None = None, **extra: object
+) -> Suite:
     """Load a suite: ``starter``, ``genomics-simple``, ``dag:n_core=5;depth=2``, ``bfcl:simple_python``,
     or a path to a suite folder or case file."""
-    options = SuiteOptions(data=Path(data) if data else None, registry=Path(registry) if registry else None,
-                           extra=dict(extra))
+    options = SuiteOptions(
+        data=Path(data) if data else None, registry=Path(registry) if registry else None, extra=dict(extra)
+    )
     if looks_like_path(spec):
         return load_suite_path(spec, registry=options.registry)
     name, _, rest = spec.partition(":")
@@ -69,8 +71,10 @@ def load_suite(spec: str, *, data: str | Path | None = None, registry: str | Pat
     if name not in suites and _reads_as_path(spec):
         # Either a missing file whose name holds a colon or a mistyped catalog name with a path
         # option: say both in one line.
-        raise SuiteError(f"{spec}: suite file or folder not found, and {name!r} is not a registered suite"
-                         f"{did_you_mean(name, suites.names())}")
+        raise SuiteError(
+            f"{spec}: suite file or folder not found, and {name!r} is not a registered suite"
+            f"{did_you_mean(name, suites.names())}"
+        )
     factory = suites.get(name)
     suite = factory(rest, options)
     if not isinstance(suite, Suite):

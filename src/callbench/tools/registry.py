@@ -46,7 +46,9 @@ class ToolRegistry:
             try:
                 Draft202012Validator.check_schema(contract.result_schema)
             except SchemaError as exc:
-                raise ContractError(f"{where}: tool {contract.name!r}: invalid result_schema: {exc.message}") from None
+                raise ContractError(
+                    f"{where}: tool {contract.name!r}: invalid result_schema: {exc.message}"
+                ) from None
         self._tools[contract.name] = contract
         self._hash = None
         self._equivalents = None
@@ -104,8 +106,10 @@ class ToolRegistry:
                     backward = table.setdefault(eq.tool, {}).setdefault(tool.name, {})
                     for mine, theirs in eq.keys.items():
                         if forward.get(mine, theirs) != theirs or backward.get(theirs, mine) != mine:
-                            raise ContractError(f"{tool.name}: equivalence with {eq.tool!r} maps {mine!r} "
-                                                "differently in the two contracts")
+                            raise ContractError(
+                                f"{tool.name}: equivalence with {eq.tool!r} maps {mine!r} "
+                                "differently in the two contracts"
+                            )
                         forward[mine], backward[theirs] = theirs, mine
             self._equivalents = table
         return self._equivalents
@@ -139,7 +143,9 @@ def load_contract_file(path: Path) -> ToolContract:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ContractError(f"{path}: not valid {path.suffix[1:].upper()}: {first_line}") from None
     if not isinstance(data, dict):
-        raise ContractError(f"{path}: a contract file must hold one mapping (a tool), got {type(data).__name__}")
+        raise ContractError(
+            f"{path}: a contract file must hold one mapping (a tool), got {type(data).__name__}"
+        )
     return contract_from_mapping(data, str(path))
 
 

@@ -16,8 +16,14 @@ from dataclasses import dataclass
 
 from callbench.types.contract import ToolContract
 
-FIELD_WEIGHTS = {"name": 3.2, "keywords": 2.4, "params": 1.5, "category": 0.9, "description": 0.7,
-                 "param_text": 0.4}
+FIELD_WEIGHTS = {
+    "name": 3.2,
+    "keywords": 2.4,
+    "params": 1.5,
+    "category": 0.9,
+    "description": 0.7,
+    "param_text": 0.4,
+}
 RETRIEVAL_FIELDS = ("name", "keywords", "params", "category", "description")
 """What the harness's retrieval indexes: the whole contract, including curated keywords and category."""
 MODEL_VIEW_FIELDS = ("name", "params", "description", "param_text")
@@ -32,19 +38,39 @@ STOP_WORDS = frozenset(
 )
 # Request verbs and the words tool names use for the same action (applied to queries only).
 ACTION_ALIASES = {
-    "retrieve": ("get", "fetch"), "fetch": ("get",), "obtain": ("get",), "show": ("display", "get"),
-    "find": ("search", "locate"), "look": ("search", "get"), "lookup": ("search", "get"),
-    "load": ("open", "import", "read"), "open": ("load",), "import": ("load",),
-    "navigate": ("jump", "goto", "position"), "go": ("navigate", "jump"), "move": ("navigate", "pan"),
-    "calculate": ("compute", "calc", "analyze"), "compute": ("calculate", "calc"), "analyse": ("analyze",),
-    "remove": ("delete", "clear"), "erase": ("delete",), "create": ("add", "make", "new"), "add": ("create",),
-    "save": ("export", "write"), "write": ("save", "export"), "export": ("save",), "list": ("get",),
-    "change": ("set", "update"), "modify": ("update", "set", "edit"), "edit": ("update",),
+    "retrieve": ("get", "fetch"),
+    "fetch": ("get",),
+    "obtain": ("get",),
+    "show": ("display", "get"),
+    "find": ("search", "locate"),
+    "look": ("search", "get"),
+    "lookup": ("search", "get"),
+    "load": ("open", "import", "read"),
+    "open": ("load",),
+    "import": ("load",),
+    "navigate": ("jump", "goto", "position"),
+    "go": ("navigate", "jump"),
+    "move": ("navigate", "pan"),
+    "calculate": ("compute", "calc", "analyze"),
+    "compute": ("calculate", "calc"),
+    "analyse": ("analyze",),
+    "remove": ("delete", "clear"),
+    "erase": ("delete",),
+    "create": ("add", "make", "new"),
+    "add": ("create",),
+    "save": ("export", "write"),
+    "write": ("save", "export"),
+    "export": ("save",),
+    "list": ("get",),
+    "change": ("set", "update"),
+    "modify": ("update", "set", "edit"),
+    "edit": ("update",),
 }
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
-_CLAUSE_SPLIT = re.compile(r"\b(?:and then|then|after that|afterwards|next|finally|and also)\b|[;\n]|\.\s+|,\s*and\s+",
-                           re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(
+    r"\b(?:and then|then|after that|afterwards|next|finally|and also)\b|[;\n]|\.\s+|,\s*and\s+", re.IGNORECASE
+)
 
 
 def tokenize(text: str) -> list[str]:
@@ -170,7 +196,9 @@ def select_tools(query: str, tools: Sequence[ToolContract], k: int | None = 24) 
     return [tools[i] for i in chosen[:k]]
 
 
-def retrieval_recall(expected: list[list[str]], offered: set[str], equivalents: dict[str, set[str]]) -> float | None:
+def retrieval_recall(
+    expected: list[list[str]], offered: set[str], equivalents: dict[str, set[str]]
+) -> float | None:
     """Share of expected call instances whose tool (or an alternative or equivalent) was offered."""
     if not expected:
         return None

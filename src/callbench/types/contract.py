@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,127}$")
 VALUE_SOURCE = re.compile(r"^(arguments|result)(\.[^.].*)?$")
@@ -45,7 +46,9 @@ class FollowUp(BaseModel):
     def _check_sources(cls, value: dict[str, str]) -> dict[str, str]:
         for key, source in value.items():
             if not VALUE_SOURCE.match(source):
-                raise ValueError(f"same_values.{key}: {source!r} must be 'arguments.<path>' or 'result.<path>'")
+                raise ValueError(
+                    f"same_values.{key}: {source!r} must be 'arguments.<path>' or 'result.<path>'"
+                )
         return value
 
 
@@ -102,9 +105,24 @@ class ToolContract(BaseModel):
         """``follow_up_of`` with plain names as unconditional follow-ups."""
         return [f if isinstance(f, FollowUp) else FollowUp(tool=f) for f in self.follow_up_of]
 
+    _memo: dict[str, tuple[int, Any]] = PrivateAttr(default_factory=dict)
+
+    def memo(self, key: str, compute: Callable[[ToolContract], Any]) -> Any:
+        """``compute(self)``, kept while ``parameters`` is the same object (contracts are read-only by
+        convention; a copy with other parameters computes its own). Every call validates its arguments
+        against the strict schema, so re-deriving it each time was a hot spot."""
+        stamp = id(self.parameters)
+        hit = self._memo.get(key)
+        if hit is None or hit[0] != stamp:
+            hit = self._memo[key] = (stamp, compute(self))
+        return hit[1]
+
     def provider_schema(self) -> dict[str, Any]:
-        """The parameters schema exactly as validated (strictified when ``strict``)."""
-        return strictify(self.parameters) if self.strict else self.parameters
+        """The parameters schema exactly as validated (strictified when ``strict``). Read-only: shared."""
+        schema: dict[str, Any] = self.memo(
+            "provider_schema", lambda c: strictify(c.parameters) if c.strict else c.parameters
+        )
+        return schema
 
     def hash_payload(self) -> dict[str, Any]:
         """The part of the contract that defines behaviour (metadata excluded) for hashing."""

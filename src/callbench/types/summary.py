@@ -213,11 +213,14 @@ def migrate_summary(raw: Mapping[str, Any]) -> dict[str, Any]:
     data = dict(raw)
     version = data.get("schema_version", 1)
     if not isinstance(version, int) or version > SUMMARY_SCHEMA_VERSION:
-        raise ValueError(f"schema_version {version!r} is newer than this callbench reads "
-                         f"({SUMMARY_SCHEMA_VERSION}); upgrade callbench")
+        raise ValueError(
+            f"schema_version {version!r} is newer than this callbench reads "
+            f"({SUMMARY_SCHEMA_VERSION}); upgrade callbench"
+        )
     if version < 2:
-        data["scorer_aggregates"] = {name: _text_table_to_data(agg)
-                                     for name, agg in (data.get("scorer_aggregates") or {}).items()}
+        data["scorer_aggregates"] = {
+            name: _text_table_to_data(agg) for name, agg in (data.get("scorer_aggregates") or {}).items()
+        }
     data["schema_version"] = SUMMARY_SCHEMA_VERSION
     return data
 

@@ -85,12 +85,21 @@ def trace_from_calls(calls: list[dict[str, Any]], *, final_text: str = "") -> Tr
     """
     out = []
     for index, spec in enumerate(calls):
-        out.append(TraceCall(
-            index=index, call_id=spec.get("call_id", f"call_{index}"), round=spec.get("round", index + 1),
-            tool=spec["tool"], arguments=spec.get("arguments", {}),
-            arguments_raw=spec.get("arguments_raw", ""), parse_error=spec.get("parse_error"),
-            known_tool=spec.get("known_tool", True), schema_valid=spec.get("schema_valid", True),
-            schema_errors=spec.get("schema_errors", []), execution=spec.get("execution", "ok"),
-            result=spec.get("result"), error=spec.get("error"),
-        ))
+        out.append(
+            TraceCall(
+                index=index,
+                call_id=spec.get("call_id", f"call_{index}"),
+                round=spec.get("round", index + 1),
+                tool=spec["tool"],
+                arguments=spec.get("arguments", {}),
+                arguments_raw=spec.get("arguments_raw", ""),
+                parse_error=spec.get("parse_error"),
+                known_tool=spec.get("known_tool", True),
+                schema_valid=spec.get("schema_valid", True),
+                schema_errors=spec.get("schema_errors", []),
+                execution=spec.get("execution", "ok"),
+                result=spec.get("result"),
+                error=spec.get("error"),
+            )
+        )
     return Trace(calls=out, final_text=final_text)

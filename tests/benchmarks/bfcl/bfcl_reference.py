@@ -50,19 +50,36 @@ def main(model, source, target):
                 # BFCL caches backend instances in module globals by model name and entry id, so
                 # each output gets its own name to start from a fresh state.
                 verdict = eval_runner._evaluate_single_multi_turn_entry(
-                    handler, row["id"], row["result"], answers[row["id"]], dict(prompts[row["id"]]),
-                    model + "_" + row["key"].split("#")[-1], category)
+                    handler,
+                    row["id"],
+                    row["result"],
+                    answers[row["id"]],
+                    dict(prompts[row["id"]]),
+                    model + "_" + row["key"].split("#")[-1],
+                    category,
+                )
                 if not verdict["valid"]:
                     verdict = {"valid": False, "error_type": verdict["error"]["error_type"]}
             elif "relevance" in category:
                 verdict = eval_runner._evaluate_single_relevance_entry(
-                    handler, row["id"], row["result"], prompts[row["id"]], model, category)
+                    handler, row["id"], row["result"], prompts[row["id"]], model, category
+                )
             else:
                 language, fmt = _language(category)
                 verdict = eval_runner._evaluate_single_ast_entry(
-                    handler, row["id"], row["result"], answers[row["id"]], prompts[row["id"]], model,
-                    category, language=language, return_format=fmt)
-            out.append({"key": row["key"], "valid": verdict["valid"], "error_type": verdict.get("error_type", "")})
+                    handler,
+                    row["id"],
+                    row["result"],
+                    answers[row["id"]],
+                    prompts[row["id"]],
+                    model,
+                    category,
+                    language=language,
+                    return_format=fmt,
+                )
+            out.append(
+                {"key": row["key"], "valid": verdict["valid"], "error_type": verdict.get("error_type", "")}
+            )
         except Exception as exc:  # noqa: BLE001 - BFCL's checker crashed on this input
             out.append({"key": row["key"], "valid": False, "error_type": "crash:" + type(exc).__name__})
     elapsed = time.process_time() - started

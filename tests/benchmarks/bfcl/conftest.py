@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # perturb.py and bfcl_reference.py live here
 
 BFCL_VERSION = "2026.3.23"
-from bfcl_model import MODEL  # noqa: F401 - re-exported for fixtures
+from bfcl_model import MODEL  # noqa: E402, F401 - re-exported for fixtures, after the path set-up
 
 
 def unavailable(message: str) -> None:
@@ -39,7 +39,9 @@ def bfcl_folder():
 
     root = package_root()
     if root is None:
-        unavailable("bfcl-eval is not installed (pip install --no-deps bfcl-eval; .ci/setup.d/40-bfcl.sh does it)")
+        unavailable(
+            "bfcl-eval is not installed (pip install --no-deps bfcl-eval; .ci/setup.d/40-bfcl.sh does it)"
+        )
     return root / "data"
 
 

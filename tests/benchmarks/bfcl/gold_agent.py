@@ -33,7 +33,7 @@ class GoldTurnAgent(Provider):
     def _kwargs(self, text: str) -> tuple[str, dict[str, Any]]:
         name, args, kwargs = parse_call(text)
         params = list(inspect.signature(self.world.methods[name]).parameters)
-        return name, {**dict(zip(params, args)), **kwargs}
+        return name, {**dict(zip(params, args, strict=False)), **kwargs}
 
     async def generate(self, messages: list[Message], tools, settings: GenerationSettings) -> ModelTurn:
         turn = sum(1 for m in messages if m.role == "user") - 1
@@ -52,7 +52,9 @@ class GoldTurnAgent(Provider):
         out = []
         for name, kwargs in calls:
             self.counter += 1
-            out.append(ToolCall(id=f"c{self.counter}", name=name, arguments_raw=json.dumps(kwargs), arguments=kwargs))
+            out.append(
+                ToolCall(id=f"c{self.counter}", name=name, arguments_raw=json.dumps(kwargs), arguments=kwargs)
+            )
         return ModelTurn(tool_calls=out)
 
 

@@ -63,16 +63,25 @@ def variants(calls: Calls, category: str) -> Iterator[tuple[str, Calls | str | l
     """(variant name, calls or raw result) for one entry's gold calls."""
     yield "oracle", calls
     yield "wrong_type", _on_first_param(calls, lambda p, v: _retype(v))
-    yield "numeric_string", _on_first_param(
-        calls, lambda p, v: str(v) if type(v) in (int, float) else None)
+    yield "numeric_string", _on_first_param(calls, lambda p, v: str(v) if type(v) in (int, float) else None)
     yield "int_float", _on_first_param(calls, lambda p, v: float(v) if type(v) is int else None)
-    yield "float_int", _on_first_param(
-        calls, lambda p, v: int(v) if type(v) is float and v.is_integer() else None)
+    yield (
+        "float_int",
+        _on_first_param(calls, lambda p, v: int(v) if type(v) is float and v.is_integer() else None),
+    )
     yield "changed_value", _on_first_param(calls, lambda p, v: _change(v))
-    yield "swapped_list", _on_first_param(
-        calls, lambda p, v: v[::-1] if isinstance(v, list) and len(v) > 1 and v != v[::-1] else None)
-    yield "case_punct", _on_first_param(
-        calls, lambda p, v: v.upper().replace(" ", "-") if isinstance(v, str) and v.strip() else None)
+    yield (
+        "swapped_list",
+        _on_first_param(
+            calls, lambda p, v: v[::-1] if isinstance(v, list) and len(v) > 1 and v != v[::-1] else None
+        ),
+    )
+    yield (
+        "case_punct",
+        _on_first_param(
+            calls, lambda p, v: v.upper().replace(" ", "-") if isinstance(v, str) and v.strip() else None
+        ),
+    )
     if calls and calls[0][1]:
         missing = copy.deepcopy(calls)
         missing[0][1].pop(next(iter(missing[0][1])))
@@ -89,8 +98,9 @@ def variants(calls: Calls, category: str) -> Iterator[tuple[str, Calls | str | l
     yield "text", "I am sorry, I cannot help with that."
 
 
-def build_outputs(folder, categories=SINGLE_TURN, underscore_to_dot: bool = True,
-                  stride: int = 1) -> list[dict[str, Any]]:
+def build_outputs(
+    folder, categories=SINGLE_TURN, underscore_to_dot: bool = True, stride: int = 1
+) -> list[dict[str, Any]]:
     """Outputs for every ``stride``-th entry of the categories (oracle + perturbations + oddities)."""
     rows: list[dict[str, Any]] = []
     for category in categories:
@@ -117,7 +127,7 @@ def _raw_oddities(entry_id: str, category: str, calls: Calls, underscore_to_dot:
         return []
     name = calls[0][0].replace(".", "_") if underscore_to_dot else calls[0][0]
     rows = [
-        _row(entry_id, category, "malformed_json", [{name: "{\"a\": 1,"}]),
+        _row(entry_id, category, "malformed_json", [{name: '{"a": 1,'}]),
         _row(entry_id, category, "args_not_object", [{name: "[1, 2]"}]),
         _row(entry_id, category, "empty_call", [{}]),
     ]

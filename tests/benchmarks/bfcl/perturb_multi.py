@@ -20,7 +20,7 @@ def _kwargs_turns(entry: dict[str, Any], truth: list[list[str]]) -> list[list[tu
         for text in turn:
             name, args, kwargs = parse_call(text)
             params = list(inspect.signature(world.methods[name]).parameters)
-            calls.append((name, {**dict(zip(params, args)), **kwargs}))
+            calls.append((name, {**dict(zip(params, args, strict=False)), **kwargs}))
         turns.append(calls)
     return turns
 
@@ -49,8 +49,11 @@ def variants(turns: list[list[tuple[str, dict]]]) -> Iterator[tuple[str, Any]]:
         dropped[busy[-1]] = dropped[busy[-1]][:-1]
         yield "drop_last_call", _result(dropped)
         changed = copy.deepcopy(turns)
-        for name, args in changed[busy[0]]:
-            key = next((k for k, v in args.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)), None)
+        for _name, args in changed[busy[0]]:
+            key = next(
+                (k for k, v in args.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)),
+                None,
+            )
             if key is not None:
                 args[key] = args[key] + 1 if isinstance(args[key], (int, float)) else args[key] + "x"
                 break
@@ -76,6 +79,12 @@ def build_outputs(folder, categories=MULTI_TURN, limit: int | None = None) -> li
         for entry in load_questions(category, folder)[:limit]:
             turns = _kwargs_turns(entry, answers[entry["id"]])
             for name, result in variants(turns):
-                rows.append({"key": f"{entry['id']}#{name}", "id": entry["id"], "category": category,
-                             "result": result})
+                rows.append(
+                    {
+                        "key": f"{entry['id']}#{name}",
+                        "id": entry["id"],
+                        "category": category,
+                        "result": result,
+                    }
+                )
     return rows

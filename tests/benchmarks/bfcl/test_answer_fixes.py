@@ -16,18 +16,37 @@ from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions
 
 FAITHFUL = BfclOptions()
 IMPROVED = BfclOptions(mode="improved")
-QUOTED_ARRAY_ENTRIES = ["simple_java_35", "simple_java_78", "simple_java_83", "simple_java_85", "simple_java_86",
-                        "simple_java_89", "simple_java_90", "simple_java_91"]
+QUOTED_ARRAY_ENTRIES = [
+    "simple_java_35",
+    "simple_java_78",
+    "simple_java_83",
+    "simple_java_85",
+    "simple_java_86",
+    "simple_java_89",
+    "simple_java_90",
+    "simple_java_91",
+]
 # Entries each answer-key switch corrects in bfcl-eval 2026.3.23 (docs/bfcl.md lists the same).
 ANSWER_FIX_ENTRIES = {
     "renamed_answer_params": ["live_multiple_964-207-0"],
     "undocumented_answer_params": ["live_multiple_862-181-3", "parallel_multiple_12", "parallel_multiple_26"],
     "empty_answer_lists": ["live_simple_106-63-0", "live_simple_112-68-0"],
     "required_answer_values": [
-        "live_multiple_114-44-1", "live_multiple_144-56-0", "live_multiple_507-149-4", "live_multiple_68-29-0",
-        "live_multiple_69-30-0", "live_multiple_77-35-1", "live_multiple_834-178-9", "live_multiple_905-186-2",
-        "live_multiple_906-186-3", "parallel_88", "parallel_multiple_119", "parallel_multiple_87",
-        "simple_python_17", "simple_python_200"],
+        "live_multiple_114-44-1",
+        "live_multiple_144-56-0",
+        "live_multiple_507-149-4",
+        "live_multiple_68-29-0",
+        "live_multiple_69-30-0",
+        "live_multiple_77-35-1",
+        "live_multiple_834-178-9",
+        "live_multiple_905-186-2",
+        "live_multiple_906-186-3",
+        "parallel_88",
+        "parallel_multiple_119",
+        "parallel_multiple_87",
+        "simple_python_17",
+        "simple_python_200",
+    ],
 }
 
 
@@ -86,10 +105,14 @@ def test_java_any_elements(data):
     wrong = {**args, "parts": typed.replace("42", "43")}
     assert not _judge(data, "simple_java_36", wrong, IMPROVED).valid
     flags = 'new ArrayList<>(Arrays.asList("include_defaults", true, "TOXCONTENT_SKIP_RUNTIME", true))'
-    assert _judge(data, "simple_java_65", {"builder": "xContentBuilderInstance", "params": flags}, IMPROVED).valid
+    assert _judge(
+        data, "simple_java_65", {"builder": "xContentBuilderInstance", "params": flags}, IMPROVED
+    ).valid
 
 
-@pytest.mark.parametrize(("entry_id", "param"), [("simple_java_18", "pageNo"), ("simple_javascript_17", "priorityLevel")])
+@pytest.mark.parametrize(
+    ("entry_id", "param"), [("simple_java_18", "pageNo"), ("simple_javascript_17", "priorityLevel")]
+)
 def test_int_valued_floats_in_java_and_javascript(data, entry_id, param):
     answers = data[1]
     ((_, params),) = answers[entry_id][0].items()
@@ -105,10 +128,19 @@ def test_int_valued_floats_in_java_and_javascript(data, entry_id, param):
 
 
 def test_empty_answer_lists(data):
-    args = {"acc_routing_start": [], "atm_finder_start": [], "faq_link_accounts_start": [], "get_balance_start": [],
-            "get_transactions_start": [], "outofscope": ["what is the weather like"]}
-    assert _judge(data, "live_simple_112-68-0", args, FAITHFUL).error_type == "simple_function_checker:missing_required" \
+    args = {
+        "acc_routing_start": [],
+        "atm_finder_start": [],
+        "faq_link_accounts_start": [],
+        "get_balance_start": [],
+        "get_transactions_start": [],
+        "outofscope": ["what is the weather like"],
+    }
+    assert (
+        _judge(data, "live_simple_112-68-0", args, FAITHFUL).error_type
+        == "simple_function_checker:missing_required"
         or not _judge(data, "live_simple_112-68-0", args, FAITHFUL).valid
+    )
     assert _judge(data, "live_simple_112-68-0", args, IMPROVED).valid
     assert not _judge(data, "live_simple_112-68-0", args, _off("empty_answer_lists")).valid
     assert not _judge(data, "live_simple_112-68-0", {**args, "atm_finder_start": ["x"]}, IMPROVED).valid
@@ -116,7 +148,10 @@ def test_empty_answer_lists(data):
 
 def test_undocumented_answer_params(data):
     args = {"_from": "New York, NY", "to": "Los Angeles, CA", "date_of_journey": "05/15/2023"}
-    assert _judge(data, "live_multiple_862-181-3", args, FAITHFUL).error_type == "simple_function_checker:missing_optional"
+    assert (
+        _judge(data, "live_multiple_862-181-3", args, FAITHFUL).error_type
+        == "simple_function_checker:missing_optional"
+    )
     assert _judge(data, "live_multiple_862-181-3", args, IMPROVED).valid
     assert not _judge(data, "live_multiple_862-181-3", args, _off("undocumented_answer_params")).valid
 
@@ -125,7 +160,9 @@ def test_renamed_answer_params(data):
     text = "Can you tell me what is the minimum package arrival time?"
     assert not _judge(data, "live_multiple_964-207-0", {"statement": text}, FAITHFUL).valid
     assert _judge(data, "live_multiple_964-207-0", {"statement": text}, IMPROVED).valid
-    assert not _judge(data, "live_multiple_964-207-0", {"statement": text}, _off("renamed_answer_params")).valid
+    assert not _judge(
+        data, "live_multiple_964-207-0", {"statement": text}, _off("renamed_answer_params")
+    ).valid
     assert not _judge(data, "live_multiple_964-207-0", {"question": text}, IMPROVED).valid
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-
 import shutil
 
 import jsonschema
@@ -51,13 +50,21 @@ def test_data_folder_and_missing_files(tmp_path, bfcl_folder):
 
 
 def test_type_mapping():
-    spec = {"type": "dict", "properties": {
-        "f": {"type": "float"}, "t": {"type": "tuple", "items": {"type": "integer"}},
-        "a": {"type": "any"}, "d": {"type": "dict", "properties": {"k": {"type": "string"}}, "required": ["k"]},
-    }, "required": ["f"]}
+    spec = {
+        "type": "dict",
+        "properties": {
+            "f": {"type": "float"},
+            "t": {"type": "tuple", "items": {"type": "integer"}},
+            "a": {"type": "any"},
+            "d": {"type": "dict", "properties": {"k": {"type": "string"}}, "required": ["k"]},
+        },
+        "required": ["f"],
+    }
     schema = json_schema(spec)
     assert schema["properties"]["f"] == {"type": "number"}
-    assert schema["properties"]["t"]["type"] == "array" and schema["properties"]["t"]["items"] == {"type": "integer"}
+    assert schema["properties"]["t"]["type"] == "array" and schema["properties"]["t"]["items"] == {
+        "type": "integer"
+    }
     assert schema["properties"]["a"] == {"type": "string"}
     assert schema["properties"]["d"]["required"] == ["k"] and schema["required"] == ["f"]
 
@@ -67,10 +74,15 @@ def test_every_shipped_doc_maps_to_valid_json_schema(bfcl_folder):
     # One compiled validator of the metaschema, reused for every distinct schema: check_schema
     # compiles the metaschema again on every call, which made this test take minutes.
     meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
-    schemas = {json.dumps(tool.provider_schema(), sort_keys=True): tool.name
-               for case in suite.cases for tool in case.inline_contracts()}
+    schemas = {
+        json.dumps(tool.provider_schema(), sort_keys=True): tool.name
+        for case in suite.cases
+        for tool in case.inline_contracts()
+    }
     assert len(schemas) > 3000
-    assert list(meta.iter_errors({"type": "float"}))  # the check can fail: BFCL's own "float" is not JSON Schema
+    assert list(
+        meta.iter_errors({"type": "float"})
+    )  # the check can fail: BFCL's own "float" is not JSON Schema
     for text, name in schemas.items():
         errors = [e.message for e in meta.iter_errors(json.loads(text))]
         assert not errors, f"{name}: {errors[:2]}"
@@ -80,8 +92,18 @@ def test_every_shipped_doc_maps_to_valid_json_schema(bfcl_folder):
 
 
 def test_java_doc_hints():
-    doc = {"name": "m", "description": "d", "parameters": {"type": "dict", "properties": {
-        "xs": {"type": "ArrayList", "description": "ids.", "items": {"type": "long"}}}, "required": ["xs"]}}
+    doc = {
+        "name": "m",
+        "description": "d",
+        "parameters": {
+            "type": "dict",
+            "properties": {"xs": {"type": "ArrayList", "description": "ids.", "items": {"type": "long"}}},
+            "required": ["xs"],
+        },
+    }
     prop = contract_from_doc(doc, "simple_java").parameters["properties"]["xs"]
-    assert prop["type"] == "string" and "Java ArrayList type parameter in string representation" in prop["description"]
+    assert (
+        prop["type"] == "string"
+        and "Java ArrayList type parameter in string representation" in prop["description"]
+    )
     assert "elements are of type long" in prop["description"]

@@ -39,12 +39,21 @@ def test_gold_play_passes_every_category(suite):
         assert verdict.passed, (case.id, verdict.rationale, verdict.reasons)
         assert verdict.partial == 1.0
         seen.add(case.category)
-    assert seen == {"multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"}
+    assert seen == {
+        "multi_turn_base",
+        "multi_turn_miss_func",
+        "multi_turn_miss_param",
+        "multi_turn_long_context",
+    }
 
 
 def test_skipped_turn_fails_with_partial_credit(suite):
-    case = next(c for c in suite.cases if c.category == "multi_turn_base"
-                and sum(1 for turn in c.metadata["bfcl"]["ground_truth"] if turn) >= 3)
+    case = next(
+        c
+        for c in suite.cases
+        if c.category == "multi_turn_base"
+        and sum(1 for turn in c.metadata["bfcl"]["ground_truth"] if turn) >= 3
+    )
     trace, _ = _play(suite, case, GoldTurnAgent(case, skip_turns={0}))
     verdict = BfclScorer(suite).score(case, trace)
     assert not verdict.passed

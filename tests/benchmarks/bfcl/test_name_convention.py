@@ -24,7 +24,9 @@ def test_underscoring_model_is_held_to_underscores_even_when_no_call_uses_them(t
     # A careless export of an OpenAI-style FC model that kept the dots: BFCL rejects every call
     # (it expects `math_factorial`), so callbench must too, though nothing in the file is underscored.
     entries = dotted_entries(bfcl_folder, "simple_python", 4)
-    write_result(tmp_path / "result" / UNDERSCORING / "non_live" / RESULT, gold_rows(entries, underscored=False))
+    write_result(
+        tmp_path / "result" / UNDERSCORING / "non_live" / RESULT, gold_rows(entries, underscored=False)
+    )
     figures = _score(tmp_path / "result", bfcl_folder)[UNDERSCORING]
     assert figures["categories"]["simple_python"]["correct_count"] == 0
     assert figures["name_convention"] == {"underscore_to_dot": True, "source": "bfcl-eval model config"}
@@ -43,7 +45,9 @@ def test_one_underscored_call_does_not_flip_a_dotted_model(tmp_path, bfcl_folder
 
 def test_unknown_model_needs_an_explicit_convention(tmp_path, bfcl_folder, capsys):
     entries = dotted_entries(bfcl_folder, "simple_python", 2)
-    write_result(tmp_path / "result" / "my-local-model" / "non_live" / RESULT, gold_rows(entries, underscored=True))
+    write_result(
+        tmp_path / "result" / "my-local-model" / "non_live" / RESULT, gold_rows(entries, underscored=True)
+    )
     with pytest.raises(UserError, match="--name-convention"):
         _score(tmp_path / "result", bfcl_folder)
     code = main(["bfcl", "score-results", str(tmp_path / "result"), "--data", str(bfcl_folder)])
@@ -58,7 +62,9 @@ def test_unknown_model_needs_an_explicit_convention(tmp_path, bfcl_folder, capsy
 
 def test_explicit_convention_never_overrides_a_registered_model(tmp_path, bfcl_folder):
     entries = dotted_entries(bfcl_folder, "simple_python", 2)
-    write_result(tmp_path / "result" / UNDERSCORING / "non_live" / RESULT, gold_rows(entries, underscored=True))
+    write_result(
+        tmp_path / "result" / UNDERSCORING / "non_live" / RESULT, gold_rows(entries, underscored=True)
+    )
     figures = _score(tmp_path / "result", bfcl_folder, name_convention="dotted")[UNDERSCORING]
     assert figures["categories"]["simple_python"]["correct_count"] == 2
     assert figures["name_convention"]["source"] == "bfcl-eval model config"
@@ -67,7 +73,9 @@ def test_explicit_convention_never_overrides_a_registered_model(tmp_path, bfcl_f
 def test_unknown_model_without_ast_files_needs_no_convention(tmp_path, bfcl_folder):
     # Relevance categories never compare names, so the convention cannot change a verdict.
     row = {"id": "irrelevance_0", "result": "I cannot help with that."}
-    write_result(tmp_path / "result" / "my-local-model" / "non_live" / "BFCL_v4_irrelevance_result.json", [row])
+    write_result(
+        tmp_path / "result" / "my-local-model" / "non_live" / "BFCL_v4_irrelevance_result.json", [row]
+    )
     figures = _score(tmp_path / "result", bfcl_folder)["my-local-model"]
     assert figures["categories"]["irrelevance"]["correct_count"] == 1
 
@@ -81,8 +89,26 @@ def test_bad_convention_value_is_one_line(tmp_path, bfcl_folder):
 
 def test_export_follows_the_model_config(tmp_path, bfcl_folder):
     run = tmp_path / "run"
-    assert main(["run", "--suite", "bfcl:parallel", "--model", "oracle", "-o", "limit=3", "--data", str(bfcl_folder),
-                 "--out", str(run), "--progress", "quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--suite",
+                "bfcl:parallel",
+                "--model",
+                "oracle",
+                "-o",
+                "limit=3",
+                "--data",
+                str(bfcl_folder),
+                "--out",
+                str(run),
+                "--progress",
+                "quiet",
+            ]
+        )
+        == 0
+    )
 
     def names(model, *extra):
         out = tmp_path / "export" / model
@@ -95,8 +121,22 @@ def test_export_follows_the_model_config(tmp_path, bfcl_folder):
     assert main(["export", "bfcl", str(run), "--out", str(tmp_path / "x"), "--model", "my-local-model"]) == 2
     assert any("." in name for name in names("my-local-model", "--name-convention", "dotted"))
     # A registered model's convention is fixed by its config: a conflicting flag is refused.
-    assert main(["export", "bfcl", str(run), "--out", str(tmp_path / "y"), "--model", UNDERSCORING,
-                 "--name-convention", "dotted"]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "bfcl",
+                str(run),
+                "--out",
+                str(tmp_path / "y"),
+                "--model",
+                UNDERSCORING,
+                "--name-convention",
+                "dotted",
+            ]
+        )
+        == 2
+    )
 
 
 def test_underscore_option_never_changes_a_run_verdict(tmp_path, bfcl_folder):
@@ -105,8 +145,14 @@ def test_underscore_option_never_changes_a_run_verdict(tmp_path, bfcl_folder):
     import callbench
 
     for flag in ("true", "false"):
-        result = callbench.run("bfcl:parallel", "oracle", out_dir=tmp_path / flag, progress="quiet", data=bfcl_folder,
-                               suite_options={"limit": "5", "underscore_to_dot": flag})
+        result = callbench.run(
+            "bfcl:parallel",
+            "oracle",
+            out_dir=tmp_path / flag,
+            progress="quiet",
+            data=bfcl_folder,
+            suite_options={"limit": "5", "underscore_to_dot": flag},
+        )
         assert result.summary["tiers"]["bfcl"]["accuracy"] == 1.0, flag
 
 

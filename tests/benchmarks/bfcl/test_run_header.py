@@ -10,7 +10,23 @@ from callbench.harness.runfolder import read_header
 
 def test_run_json_records_bfcl_eval_version(tmp_path, bfcl_folder):
     out = tmp_path / "run"
-    assert main(["run", "--suite", "bfcl:simple_python", "--model", "oracle", "-o", "limit=1", "--out", str(out),
-                 "--progress", "quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--suite",
+                "bfcl:simple_python",
+                "--model",
+                "oracle",
+                "-o",
+                "limit=1",
+                "--out",
+                str(out),
+                "--progress",
+                "quiet",
+            ]
+        )
+        == 0
+    )
     suite = read_header(out).suites[0]
     assert suite.data_versions == {"bfcl-eval": importlib.metadata.version("bfcl-eval")}

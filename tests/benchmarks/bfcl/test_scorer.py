@@ -13,8 +13,10 @@ from callbench.types.trace import RoundInfo, trace_from_calls
 
 @pytest.fixture(scope="module")
 def suite(bfcl_folder):
-    return load_suite("bfcl:simple_python,parallel,live_parallel,irrelevance,live_relevance",
-                      SuiteOptions(data=bfcl_folder, extra={"limit": 12}))
+    return load_suite(
+        "bfcl:simple_python,parallel,live_parallel,irrelevance,live_relevance",
+        SuiteOptions(data=bfcl_folder, extra={"limit": 12}),
+    )
 
 
 def _gold_trace(case, rename=lambda name: name):
@@ -65,8 +67,11 @@ def test_failures_carry_bfcl_error_types(suite):
 def test_improved_mode_records_faithful_verdict(bfcl_folder):
     suite = load_suite("bfcl:simple_python:improved", SuiteOptions(data=bfcl_folder, extra={"limit": 40}))
     scorer = BfclScorer(suite)
-    case = next(c for c in suite.cases
-                if any(type(v) is int and type(v) is not bool for v in c.expected[0].arguments.values()))
+    case = next(
+        c
+        for c in suite.cases
+        if any(type(v) is int and type(v) is not bool for v in c.expected[0].arguments.values())
+    )
     args = {k: (str(v) if type(v) is int else v) for k, v in case.expected[0].arguments.items()}
     verdict = scorer.score(case, trace_from_calls([{"tool": case.expected[0].tool, "arguments": args}]))
     details = verdict.details["bfcl"]
@@ -79,7 +84,14 @@ def test_unparsable_arguments_fail_like_bfcl(suite):
     from callbench.types.trace import Trace, TraceCall
 
     case = next(c for c in suite.cases if c.category == "simple_python")
-    call = TraceCall(index=0, call_id="c0", round=1, tool=case.expected[0].tool, arguments_raw="",
-                     arguments=None, parse_error="empty")
+    call = TraceCall(
+        index=0,
+        call_id="c0",
+        round=1,
+        tool=case.expected[0].tool,
+        arguments_raw="",
+        arguments=None,
+        parse_error="empty",
+    )
     verdict = BfclScorer(suite).score(case, Trace(calls=[call]))
     assert verdict.codes == ["ast_decoder:decoder_failed"]

@@ -8,8 +8,11 @@ from callbench.types.case import Case
 
 
 def run(mini_data, **options):
-    return import_codexomics([mini_data / "mini_simple.json", mini_data / "mini_complex.json"],
-                             mini_data / "tools_registry", options=CaseOptions(**options))
+    return import_codexomics(
+        [mini_data / "mini_simple.json", mini_data / "mini_complex.json"],
+        mini_data / "tools_registry",
+        options=CaseOptions(**options),
+    )
 
 
 def by_id(result):
@@ -19,8 +22,13 @@ def by_id(result):
 def test_cases_import_and_problems_are_reported_not_raised(mini_data):
     result = run(mini_data)
     cases = by_id(result)
-    assert sorted(cases) == ["mini_complex:nav_01", "mini_complex:tabs_02", "mini_simple:export_01",
-                             "mini_simple:nav_01", "mini_simple:tab_01"]
+    assert sorted(cases) == [
+        "mini_complex:nav_01",
+        "mini_complex:tabs_02",
+        "mini_simple:export_01",
+        "mini_simple:nav_01",
+        "mini_simple:tab_01",
+    ]
     errors = {p.where: p.message for p in result.problems if p.severity == "error"}
     assert "missing 'expectedResult'" in errors["mini_simple:broken"]
     assert "no_such_tool" in errors["mini_complex:alt_03"]
@@ -90,11 +98,29 @@ def test_hoisted_required_and_repaired_yaml_reported(mini_data):
 def test_required_key_spelled_differently_is_renamed_to_the_required_spelling():
     from callbench.benchmarks.codexomics.finish import finish_case
 
-    contracts = {"toggle_track": {"parameters": {"type": "object", "required": ["track_name"], "properties": {
-        "track_name": {"type": "string", "enum": ["gc", "gc_content", "variants"]},
-        "trackName": {"type": "string"}, "visible": {"type": "boolean"}}}}}
-    case = {"id": "s:t", "expected": [{"id": "toggle_track", "tool": "toggle_track",
-                                       "arguments": {"trackName": "gc_content", "visible": False}}]}
+    contracts = {
+        "toggle_track": {
+            "parameters": {
+                "type": "object",
+                "required": ["track_name"],
+                "properties": {
+                    "track_name": {"type": "string", "enum": ["gc", "gc_content", "variants"]},
+                    "trackName": {"type": "string"},
+                    "visible": {"type": "boolean"},
+                },
+            }
+        }
+    }
+    case = {
+        "id": "s:t",
+        "expected": [
+            {
+                "id": "toggle_track",
+                "tool": "toggle_track",
+                "arguments": {"trackName": "gc_content", "visible": False},
+            }
+        ],
+    }
     problems: list = []
     finish_case(case, contracts, problems)
     args = case["expected"][0]["arguments"]
@@ -104,7 +130,8 @@ def test_required_key_spelled_differently_is_renamed_to_the_required_spelling():
 
 def test_a_contract_with_a_broken_schema_is_dropped_and_its_cases_reported(mini_data):
     (mini_data / "tools_registry" / "navigation" / "open_new_tab.yaml").write_text(
-        "name: open_new_tab\nparameters:\n  type: object\n  properties:\n    n: {type: array, items: [1]}\n")
+        "name: open_new_tab\nparameters:\n  type: object\n  properties:\n    n: {type: array, items: [1]}\n"
+    )
     result = run(mini_data)
     assert "open_new_tab" not in result.contracts
     errors = {p.where: p.message for p in result.problems if p.severity == "error"}
@@ -116,17 +143,31 @@ def test_a_contract_with_a_broken_schema_is_dropped_and_its_cases_reported(mini_
 def test_malformed_suites_and_cases_are_reported_never_raised(mini_data):
     import json
 
-    junk = [None, 1, "x", {"id": 5}, {"id": "a", "instruction": "i", "expectedResult": {"tool_sequence": [1]}},
-            {"id": "b", "instruction": "i", "expectedResult": {"tool_name": "open_new_tab", "parameters": [1]}},
-            {"id": "c", "instruction": "i", "expectedResult": {"tool_sequence": ["open_new_tab"],
-                                                               "parameters": [{}, {}]}},
-            {"id": "d", "instruction": "i", "expectedResult": {"tool_name": "open_new_tab",
-                                                               "parameters": {"benchmarkAnyOf": 3}}}]
+    junk = [
+        None,
+        1,
+        "x",
+        {"id": 5},
+        {"id": "a", "instruction": "i", "expectedResult": {"tool_sequence": [1]}},
+        {"id": "b", "instruction": "i", "expectedResult": {"tool_name": "open_new_tab", "parameters": [1]}},
+        {
+            "id": "c",
+            "instruction": "i",
+            "expectedResult": {"tool_sequence": ["open_new_tab"], "parameters": [{}, {}]},
+        },
+        {
+            "id": "d",
+            "instruction": "i",
+            "expectedResult": {"tool_name": "open_new_tab", "parameters": {"benchmarkAnyOf": 3}},
+        },
+    ]
     (mini_data / "junk.json").write_text(json.dumps(junk))
     (mini_data / "broken.json").write_text("{not json")
     (mini_data / "nocases.json").write_text('{"suite_id": "x"}')
-    result = import_codexomics([mini_data / "junk.json", mini_data / "broken.json", mini_data / "nocases.json"],
-                               mini_data / "tools_registry")
+    result = import_codexomics(
+        [mini_data / "junk.json", mini_data / "broken.json", mini_data / "nocases.json"],
+        mini_data / "tools_registry",
+    )
     assert [c["id"] for c in result.cases] == ["junk:d"]
     errors = [p for p in result.problems if p.severity == "error"]
     assert len(errors) == 9  # 7 junk cases + 2 unreadable files
@@ -137,10 +178,23 @@ def test_declared_key_twins_are_accepted_in_every_tier():
     from callbench.benchmarks.codexomics.aliases import alias_case
     from callbench.scoring.arguments import MatchContext, match_arguments
 
-    contracts = {"export": {"parameters": {"properties": {"filename": {}, "filePath": {}, "dna": {},
-                                                          "sequence": {}, "level": {}}}}}
-    case = {"id": "s:e", "expected": [{"id": "export", "tool": "export", "arguments": {
-        "filename": "a.fa", "sequence": "ATG", "level": {"$default": 2}}}]}
+    contracts = {
+        "export": {
+            "parameters": {
+                "properties": {"filename": {}, "filePath": {}, "dna": {}, "sequence": {}, "level": {}}
+            }
+        }
+    }
+    case = {
+        "id": "s:e",
+        "expected": [
+            {
+                "id": "export",
+                "tool": "export",
+                "arguments": {"filename": "a.fa", "sequence": "ATG", "level": {"$default": 2}},
+            }
+        ],
+    }
     problems: list = []
     alias_case(case, contracts, problems)
     expected = case["expected"][0]["arguments"]

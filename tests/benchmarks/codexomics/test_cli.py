@@ -22,9 +22,21 @@ def make_app() -> typer.Typer:
 
 def test_import_writes_a_runnable_suite_folder_and_prints_problems(mini_data, tmp_path):
     out = tmp_path / "out"
-    result = CliRunner().invoke(make_app(), [
-        "import", "codexomics", str(mini_data / "mini_simple.json"), str(mini_data / "mini_complex.json"),
-        "--registry", str(mini_data / "tools_registry"), "-o", str(out), "--name", "mini"])
+    result = CliRunner().invoke(
+        make_app(),
+        [
+            "import",
+            "codexomics",
+            str(mini_data / "mini_simple.json"),
+            str(mini_data / "mini_complex.json"),
+            "--registry",
+            str(mini_data / "tools_registry"),
+            "-o",
+            str(out),
+            "--name",
+            "mini",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "error   mini_simple:broken: missing 'expectedResult'; case skipped" in result.output
     assert "mini_simple: 3 of 4 cases imported" in result.output
@@ -38,8 +50,16 @@ def test_import_writes_a_runnable_suite_folder_and_prints_problems(mini_data, tm
 
 def test_reimport_replaces_its_own_files(mini_data, tmp_path):
     out = tmp_path / "out"
-    args = ["import", "codexomics", str(mini_data / "mini_simple.json"), "--registry",
-            str(mini_data / "tools_registry"), "-o", str(out), "-v"]
+    args = [
+        "import",
+        "codexomics",
+        str(mini_data / "mini_simple.json"),
+        "--registry",
+        str(mini_data / "tools_registry"),
+        "-o",
+        str(out),
+        "-v",
+    ]
     (out / "tools").mkdir(parents=True)
     (out / "tools" / "stale_tool.json").write_text("{}")
     result = CliRunner().invoke(make_app(), args)
@@ -52,16 +72,27 @@ def test_reimport_replaces_its_own_files(mini_data, tmp_path):
 def test_missing_inputs_are_one_line_user_errors(mini_data, tmp_path):
     from callbench.errors import UserError
 
-    result = CliRunner().invoke(make_app(), ["import", "codexomics", str(tmp_path / "nope.json"),
-                                             "--registry", str(mini_data / "tools_registry")])
+    result = CliRunner().invoke(
+        make_app(),
+        [
+            "import",
+            "codexomics",
+            str(tmp_path / "nope.json"),
+            "--registry",
+            str(mini_data / "tools_registry"),
+        ],
+    )
     assert isinstance(result.exception, UserError) and "not found" in str(result.exception)
-    result = CliRunner().invoke(make_app(), ["import", "codexomics", str(mini_data / "mini_simple.json"),
-                                             "--registry", str(tmp_path / "none")])
-    assert isinstance(result.exception, UserError) and "tools_registry folder not found" in str(result.exception)
+    result = CliRunner().invoke(
+        make_app(),
+        ["import", "codexomics", str(mini_data / "mini_simple.json"), "--registry", str(tmp_path / "none")],
+    )
+    assert isinstance(result.exception, UserError) and "tools_registry folder not found" in str(
+        result.exception
+    )
 
 
 def test_register_reuses_an_existing_import_group():
-    app = make_app()
     other = typer.Typer()
 
     @other.command("other")

@@ -20,8 +20,11 @@ from callbench.scoring.tiers import score_tier
 from callbench.types.messages import GenerationSettings
 from callbench.types.verdict import TIERS
 
-NOT_STRICT_YAML = {"sequence/find_restriction_sites.yaml", "sequence/list_restriction_enzymes.yaml",
-                   "sequence/virtual_digest.yaml"}
+NOT_STRICT_YAML = {
+    "sequence/find_restriction_sites.yaml",
+    "sequence/list_restriction_enzymes.yaml",
+    "sequence/virtual_digest.yaml",
+}
 
 
 def test_every_case_and_contract_imports_without_errors(imported, cx_data):
@@ -43,7 +46,9 @@ def test_all_contracts_with_missing_suite_keys_are_handled_and_reported(imported
     listed = set(provenance["counts"]["contracts_with_suite_keys_not_in_schema"])
     assert len(listed) == 16
     added = {n for n, c in imported.contracts.items() if c["metadata"].get("added_keys")}
-    renamed = {p.message.split(" renamed")[0] for p in imported.problems if "renamed to the contract" in p.message}
+    renamed = {
+        p.message.split(" renamed")[0] for p in imported.problems if "renamed to the contract" in p.message
+    }
     reported = {p.where for p in imported.problems if "missing from the contract" in p.message}
     assert added <= listed and len(reported) == len(added)
     # The other listed contracts name the key under an upstream alias (sequence -> dna/primerSequence).
@@ -73,9 +78,13 @@ def test_markers_survive_conversion(imported):
     by_id = {c["id"]: c for c in imported.cases}
     assert by_id["automatic_complex:ui_auto_01"]["expected"][0]["times"] == 5
     assert by_id["automatic_complex:analysis_auto_02"]["order_free"] == [
-        ["get_genome_info", "genome_codon_usage_analysis", "calc_region_gc"]]
+        ["get_genome_info", "genome_codon_usage_analysis", "calc_region_gc"]
+    ]
     assert by_id["automatic_complex:primer_auto_complex_02"]["expected"][2]["tool"] == [
-        "jump_to_gene", "zoom_to_gene", "navigate_to_position"]
+        "jump_to_gene",
+        "zoom_to_gene",
+        "navigate_to_position",
+    ]
 
 
 def _count_defaults(value) -> int:
@@ -99,7 +108,9 @@ async def _oracle_verdicts(suite, tiers):
     out = {}
     executor = ContractExecutor()
     for case in suite.cases:
-        episode = Episode(case, list(suite.registry_for(case)), ModePolicy("production-parity"), suite.system_prompt)
+        episode = Episode(
+            case, list(suite.registry_for(case)), ModePolicy("production-parity"), suite.system_prompt
+        )
         session = executor.start(case, None, suite)  # the contract executor needs no folder
         trace = await run_episode(episode, OracleAgent().for_case(case), session, GenerationSettings())
         out[case.id] = {tier: score_tier(tier, case, trace, suite.registry_for(case)) for tier in tiers}
@@ -109,7 +120,9 @@ async def _oracle_verdicts(suite, tiers):
 def test_oracle_passes_every_imported_case_in_every_tier_with_the_contract_executor(suite):
     verdicts = asyncio.run(_oracle_verdicts(suite, TIERS))
     assert len(verdicts) == 172
-    failures = {(cid, tier): v.rationale for cid, by in verdicts.items() for tier, v in by.items() if not v.passed}
+    failures = {
+        (cid, tier): v.rationale for cid, by in verdicts.items() for tier, v in by.items() if not v.passed
+    }
     assert failures == {}
 
 
@@ -130,7 +143,9 @@ def test_golden_runs_pass_except_the_stale_one_and_the_legacy_only_one(golden):
     messages = " ".join(r.message for r in stale.verdict.reasons)
     assert "export_range" in messages and "feature_types" in messages
     legacy = next(r for r in golden.golden if r.case_id == "protein_auto_complex_02")
-    assert {r.code for r in legacy.verdict.reasons} == {"argument_mismatch"} and "E. coli" in legacy.verdict.rationale
+    assert {r.code for r in legacy.verdict.reasons} == {
+        "argument_mismatch"
+    } and "E. coli" in legacy.verdict.rationale
 
 
 def test_padded_golden_runs_tolerate_read_only_extras(golden):
@@ -175,12 +190,26 @@ def test_imported_folder_runs_end_to_end_through_the_cli(suite_dir, tmp_path):
     from callbench.cli.main import main
 
     out = tmp_path / "run"
-    code = main(["run", "--suite", str(suite_dir), "--model", "oracle", "--tier", "all", "--k", "all",
-                 "--out", str(out)])
+    code = main(
+        [
+            "run",
+            "--suite",
+            str(suite_dir),
+            "--model",
+            "oracle",
+            "--tier",
+            "all",
+            "--k",
+            "all",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert {tier: (v["n"], v["passed"]) for tier, v in summary["tiers"].items()} == {
-        tier: (172, 172) for tier in TIERS}
+        tier: (172, 172) for tier in TIERS
+    }
 
 
 def test_tracker_scenarios_hold_with_request_scoped_traces(suite, cx_data):
@@ -189,9 +218,13 @@ def test_tracker_scenarios_hold_with_request_scoped_traces(suite, cx_data):
     from callbench.benchmarks.codexomics.golden import golden_trace
 
     data = json.loads((cx_data / "complex_golden_paths.json").read_text())["tracker_scenarios"]
-    current = [{"tool_name": c["toolName"], "parameters": c["parameters"]} for c in data["current_test_calls"]]
+    current = [
+        {"tool_name": c["toolName"], "parameters": c["parameters"]} for c in data["current_test_calls"]
+    ]
     sessions = [current, current, current[:4], current[:1]]  # in the file's scenario order
     case = next(c for c in suite.cases if c.id == f"automatic_complex:{data['test_id']}")
-    outcomes = [score_tier("task-completion-execution", case, golden_trace(calls), suite.registry).passed
-                for calls in sessions]
+    outcomes = [
+        score_tier("task-completion-execution", case, golden_trace(calls), suite.registry).passed
+        for calls in sessions
+    ]
     assert outcomes == [s["expect_success"] for s in data["scenarios"]]

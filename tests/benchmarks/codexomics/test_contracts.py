@@ -50,8 +50,12 @@ def test_broken_files_are_reported_and_skipped_never_raised(tmp_path):
     tools = load_registry_dir(tmp_path, problems)
     assert list(tools) == ["dup"] and tools["dup"].path == "b/dup.yaml"
     by_file = {p.where: p.severity for p in problems}
-    assert by_file == {"a/broken.yaml": "error", "a/list.yaml": "error", "a/noname.yaml": "error",
-                       "c/dup.yaml": "warning"}
+    assert by_file == {
+        "a/broken.yaml": "error",
+        "a/list.yaml": "error",
+        "a/noname.yaml": "error",
+        "c/dup.yaml": "warning",
+    }
 
 
 def test_contract_mapping_defaults_and_result_schema(tmp_path):
@@ -69,9 +73,18 @@ def test_contract_mapping_defaults_and_result_schema(tmp_path):
 
 
 def test_annotations_from_the_original_rules():
-    contracts = {name: {"parameters": {"properties": {}}} for name in (
-        "get_track_status", "toggle_track", "translate_dna", "translate_sequence", "execute_actions",
-        "paste_sequence", "list_tasks")}
+    contracts = {
+        name: {"parameters": {"properties": {}}}
+        for name in (
+            "get_track_status",
+            "toggle_track",
+            "translate_dna",
+            "translate_sequence",
+            "execute_actions",
+            "paste_sequence",
+            "list_tasks",
+        )
+    }
     annotate(contracts)
     assert contracts["get_track_status"]["read_only"] and contracts["list_tasks"]["read_only"]
     assert not contracts["toggle_track"]["read_only"]

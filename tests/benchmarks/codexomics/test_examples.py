@@ -13,7 +13,12 @@ SCHEMAS = [
     {"type": "integer", "minimum": 0, "maximum": 0},
     {"type": "number", "exclusiveMinimum": 5},
     {"type": "array", "items": {"type": "object"}, "minItems": 2},
-    {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"], "additionalProperties": False},
+    {
+        "type": "object",
+        "properties": {"a": {"type": "boolean"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    },
     {"type": ["null", "integer"]},
     {"enum": ["x", "y"]},
     {"anyOf": [{"type": "boolean"}, {"type": "string"}]},
@@ -27,10 +32,19 @@ def test_examples_are_valid_against_their_schema():
 
 
 def test_fill_examples_walks_the_schema_and_keeps_given_examples():
-    schema = {"type": "object", "properties": {"seq": {"type": "string", "pattern": "^[ACGT]+$"},
-                                               "ids": {"type": "array", "items": {"type": "integer"}}}}
-    value = {"seq": {"$any": True}, "ids": [{"$any": True}], "x": {"$any": True, "example": 7},
-             "$one_of": [{"seq": {"$pattern": "^MK"}}]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "seq": {"type": "string", "pattern": "^[ACGT]+$"},
+            "ids": {"type": "array", "items": {"type": "integer"}},
+        },
+    }
+    value = {
+        "seq": {"$any": True},
+        "ids": [{"$any": True}],
+        "x": {"$any": True, "example": 7},
+        "$one_of": [{"seq": {"$pattern": "^MK"}}],
+    }
     out = fill_examples(value, schema)
     assert out["seq"] == {"$any": True, "example": "ATGC"}
     assert out["ids"] == [{"$any": True, "example": 1}]

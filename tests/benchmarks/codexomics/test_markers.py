@@ -44,26 +44,40 @@ def test_annotation_id_pattern():
 
 
 def test_references_are_any_by_default_faithful_to_the_original():
-    out, problems = convert({"dna": "{get_sequence.sequence}", "s": "{{design_primers.forward.genomicStart}}"},
-                            earlier_tools=[["get_sequence"], ["design_primers"]])
+    out, problems = convert(
+        {"dna": "{get_sequence.sequence}", "s": "{{design_primers.forward.genomicStart}}"},
+        earlier_tools=[["get_sequence"], ["design_primers"]],
+    )
     assert out == {"dna": {"$any": True}, "s": {"$any": True}}
     assert problems == []
 
 
 def test_references_resolve_to_ref_when_asked_and_resolvable():
-    out, problems = convert({"dna": "{get_sequence.sequence}"}, earlier_tools=[["navigate_to_position"],
-                            ["get_sequence"]], resolve_refs=True, ref_resolver=lambda i, t, p: f"step{i + 1}.{p}")
+    out, problems = convert(
+        {"dna": "{get_sequence.sequence}"},
+        earlier_tools=[["navigate_to_position"], ["get_sequence"]],
+        resolve_refs=True,
+        ref_resolver=lambda i, t, p: f"step{i + 1}.{p}",
+    )
     assert out == {"dna": {"$ref": "step2.sequence"}}
     assert problems == []
 
 
 def test_unresolvable_reference_stays_any_and_is_reported():
-    out, problems = convert({"x": "{add_task.id}"}, earlier_tools=[["list_tasks"]], resolve_refs=True,
-                            ref_resolver=lambda i, t, p: None)
+    out, problems = convert(
+        {"x": "{add_task.id}"},
+        earlier_tools=[["list_tasks"]],
+        resolve_refs=True,
+        ref_resolver=lambda i, t, p: None,
+    )
     assert out == {"x": {"$any": True}}
     assert "names no earlier step" in problems[0].message
-    out, problems = convert({"x": "{add_task.id}"}, earlier_tools=[["add_task"]], resolve_refs=True,
-                            ref_resolver=lambda i, t, p: None)
+    out, problems = convert(
+        {"x": "{add_task.id}"},
+        earlier_tools=[["add_task"]],
+        resolve_refs=True,
+        ref_resolver=lambda i, t, p: None,
+    )
     assert out == {"x": {"$any": True}} and "cannot be resolved" in problems[0].message
 
 
@@ -73,13 +87,21 @@ def test_schema_default_marker():
 
 
 def test_any_of_sits_next_to_sibling_keys():
-    out, _ = convert({"mode": "visible", "benchmarkAnyOf": [{"target": "visible_tracks"}, {"target": "tracks"}]})
+    out, _ = convert(
+        {"mode": "visible", "benchmarkAnyOf": [{"target": "visible_tracks"}, {"target": "tracks"}]}
+    )
     assert out == {"mode": "visible", "$one_of": [{"target": "visible_tracks"}, {"target": "tracks"}]}
 
 
 def test_any_of_alone_and_nested_inside_lists():
-    value = {"updates": [{"benchmarkAnyOf": [{"identifier": "a"}, {"identifier": "<created_annotation_id>"}],
-                          "updates": {"benchmarkAnyOf": [{"note": "n"}, {"description": "n"}]}}]}
+    value = {
+        "updates": [
+            {
+                "benchmarkAnyOf": [{"identifier": "a"}, {"identifier": "<created_annotation_id>"}],
+                "updates": {"benchmarkAnyOf": [{"note": "n"}, {"description": "n"}]},
+            }
+        ]
+    }
     out, _ = convert(value)
     item = out["updates"][0]
     assert item["$one_of"][0] == {"identifier": "a"}

@@ -8,16 +8,19 @@ from callbench.tools.schema import check_schema
 
 def test_keyword_allowlist_and_strict_defaults():
     notes: list[str] = []
-    out = sanitize_parameters({
-        "type": "object",
-        "properties": {
-            "start": {"type": "number", "minimum": 1, "examples": [5], "default": 1, "format": "x"},
-            "opts": {"type": "object", "properties": {"a": {"type": "string"}}},
-            "blob": {"type": "object"},
+    out = sanitize_parameters(
+        {
+            "type": "object",
+            "properties": {
+                "start": {"type": "number", "minimum": 1, "examples": [5], "default": 1, "format": "x"},
+                "opts": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "blob": {"type": "object"},
+            },
+            "required": ["start"],
+            "x-extra": True,
         },
-        "required": ["start"],
-        "x-extra": True,
-    }, notes)
+        notes,
+    )
     assert out["properties"]["start"] == {"type": "number", "minimum": 1}
     assert out["additionalProperties"] is False
     assert out["properties"]["opts"]["additionalProperties"] is False
@@ -28,8 +31,15 @@ def test_keyword_allowlist_and_strict_defaults():
 
 def test_per_property_required_true_is_hoisted():
     notes: list[str] = []
-    out = sanitize_parameters({"properties": {"a": {"type": "string", "required": True},
-                                              "b": {"type": "string", "required": False}}}, notes)
+    out = sanitize_parameters(
+        {
+            "properties": {
+                "a": {"type": "string", "required": True},
+                "b": {"type": "string", "required": False},
+            }
+        },
+        notes,
+    )
     assert out["required"] == ["a"]
     assert "required" not in out["properties"]["a"] and "required" not in out["properties"]["b"]
     assert out["type"] == "object"
@@ -38,8 +48,14 @@ def test_per_property_required_true_is_hoisted():
 
 
 def test_root_any_of_of_required_sets_is_kept():
-    out = sanitize_parameters({"type": "object", "properties": {"a": {}, "b": {}},
-                               "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}, [])
+    out = sanitize_parameters(
+        {
+            "type": "object",
+            "properties": {"a": {}, "b": {}},
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+        },
+        [],
+    )
     assert out["anyOf"] == [{"required": ["a"]}, {"required": ["b"]}]
 
 

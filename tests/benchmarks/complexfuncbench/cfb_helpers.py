@@ -33,7 +33,9 @@ def episode(sample_id: str, mode: str = "improved", **settings: Any) -> Episode:
     return Episode(sample(sample_id), CfbSettings(mode=mode, **settings), CharNgramEmbedder())
 
 
-def play(ep: Episode, turns: list[list[tuple[str, dict[str, Any] | None]]], stop: str = "answer") -> EpisodeOutcome:
+def play(
+    ep: Episode, turns: list[list[tuple[str, dict[str, Any] | None]]], stop: str = "answer"
+) -> EpisodeOutcome:
     """Feed turns of (name, arguments) to an episode and finish it."""
     index = 0
     for turn in turns:
@@ -50,17 +52,23 @@ def gold_turns(sample_id: str) -> list[list[tuple[str, dict[str, Any]]]]:
     return [[(c.name, dict(c.arguments)) for c in step] for step in sample(sample_id).steps]
 
 
-def trace_of(turns: list[list[tuple[str, dict[str, Any]]]], final_text: str = "Done.",
-             stop: str = "answer") -> Trace:
+def trace_of(
+    turns: list[list[tuple[str, dict[str, Any]]]], final_text: str = "Done.", stop: str = "answer"
+) -> Trace:
     """A harness trace with one round per turn (names as given)."""
-    calls = [{"tool": name, "arguments": args, "round": r}
-             for r, turn in enumerate(turns, start=1) for name, args in turn]
+    calls = [
+        {"tool": name, "arguments": args, "round": r}
+        for r, turn in enumerate(turns, start=1)
+        for name, args in turn
+    ]
     trace = trace_from_calls(calls, final_text=final_text)
     trace.stop_reason = stop  # type: ignore[assignment]
     return trace
 
 
-def wire_turns(case: Any, turns: list[list[tuple[str, dict[str, Any]]]]) -> list[list[tuple[str, dict[str, Any]]]]:
+def wire_turns(
+    case: Any, turns: list[list[tuple[str, dict[str, Any]]]]
+) -> list[list[tuple[str, dict[str, Any]]]]:
     """Turns with names as a model sees them (provider-safe), using the case's name map."""
     names = case.executor_config["names"]
     return [[(names.get(n, n), a) for n, a in turn] for turn in turns]

@@ -20,15 +20,24 @@ def fake_hub(monkeypatch, tmp_path):
         calls.append(kwargs)
         return str(tmp_path / "out" / kwargs["filename"])
 
-    monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download))
+    monkeypatch.setitem(
+        sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download)
+    )
     return calls
 
 
 def test_fetch_asks_the_hub_client_for_the_data_set_file(fake_hub, tmp_path):
     path = fetch("complexfuncbench", tmp_path / "out", revision="v1")
     assert path.name == "ComplexFuncBench.jsonl"
-    assert fake_hub == [{"repo_id": "zai-org/ComplexFuncBench", "filename": "ComplexFuncBench.jsonl",
-                         "repo_type": "dataset", "revision": "v1", "local_dir": str(tmp_path / "out")}]
+    assert fake_hub == [
+        {
+            "repo_id": "zai-org/ComplexFuncBench",
+            "filename": "ComplexFuncBench.jsonl",
+            "repo_type": "dataset",
+            "revision": "v1",
+            "local_dir": str(tmp_path / "out"),
+        }
+    ]
 
 
 def test_unknown_data_set_and_missing_extra(monkeypatch, tmp_path):

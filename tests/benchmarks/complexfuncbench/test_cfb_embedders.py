@@ -10,8 +10,10 @@ from callbench.errors import UserError
 def test_char_ngram_similarity_prefers_the_closer_call():
     emb = CharNgramEmbedder()
     left = ['{"name": "Search_Hotels", "arguments": {"dest_id": "-1"}}']
-    right = ['{"name": "Get_Filter", "arguments": {"dest_id": "-1"}}',
-             '{"name": "Search_Hotels", "arguments": {"dest_id": "-2"}}']
+    right = [
+        '{"name": "Get_Filter", "arguments": {"dest_id": "-1"}}',
+        '{"name": "Search_Hotels", "arguments": {"dest_id": "-2"}}',
+    ]
     sims = emb.similarity(left, right)
     assert sims.shape == (1, 2)
     assert sims[0, 1] > sims[0, 0]
@@ -44,7 +46,9 @@ def test_sentence_transformers_embedder_with_a_stand_in_model(monkeypatch):
             vecs = np.array([[1.0, 0.0] if "hotel" in t else [0.0, 1.0] for t in texts])
             return vecs
 
-    monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=FakeModel))
+    monkeypatch.setitem(
+        sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=FakeModel)
+    )
     emb = make_embedder("st:models/bge-large-en-v1.5/")
     assert emb.name == "sentence-transformers:bge-large-en-v1.5"
     sims = emb.similarity(["hotel a", "flight b"], ["flight c", "hotel d"])

@@ -4,8 +4,16 @@ from callbench.benchmarks.complexfuncbench.definitions import GENERIC_ERROR, Pre
 
 
 def test_gold_path_succeeds_in_both_modes_for_every_fixture_sample():
-    ids = ["Attraction-0", "Hotels-0", "Hotels-10", "Flights-0", "Car-Rental-0", "Car-Rental-10",
-           "Attraction-10", "Cross-0"]
+    ids = [
+        "Attraction-0",
+        "Hotels-0",
+        "Hotels-10",
+        "Flights-0",
+        "Car-Rental-0",
+        "Car-Rental-10",
+        "Attraction-10",
+        "Cross-0",
+    ]
     for mode in ("faithful", "improved"):
         for sid in ids:
             out = play(episode(sid, mode), gold_turns(sid))
@@ -63,7 +71,9 @@ def test_free_lookups_are_answered_any_time_and_counted_once_when_improved():
     for mode, expected in (("faithful", 4), ("improved", 3)):
         ep = episode("Attraction-10", mode)
         lookup = gold_turns("Attraction-10")[0]
-        out = play(ep, [lookup, gold_turns("Attraction-10")[1][:1], lookup, gold_turns("Attraction-10")[1][1:]])
+        out = play(
+            ep, [lookup, gold_turns("Attraction-10")[1][:1], lookup, gold_turns("Attraction-10")[1][1:]]
+        )
         assert out.success
         assert out.correct_calls == expected, mode
         assert ep.results[2].method == "free"
@@ -74,7 +84,9 @@ def test_generic_error_and_early_end_in_faithful_mode():
     name, args = gold("Hotels-10", 1)
     wrong = [(name, {**args, "arrival_date": "2024-11-21"})]
     ep = episode("Hotels-10", "faithful")
-    out = play(ep, [gold_turns("Hotels-10")[0], wrong, gold_turns("Hotels-10")[1], gold_turns("Hotels-10")[2]])
+    out = play(
+        ep, [gold_turns("Hotels-10")[0], wrong, gold_turns("Hotels-10")[1], gold_turns("Hotels-10")[2]]
+    )
     assert not out.success
     assert [e.kind for e in out.terminal] == ["value_error"]
     assert ep.ended is not None and ep.turns == 2
@@ -175,7 +187,7 @@ def test_decode_errors():
 
 def test_first_error_is_the_unrepaired_one_in_improved_and_the_terminal_one_in_faithful():
     turns = gold_turns("Flights-0")
-    (name, args), = turns[1]
+    ((name, args),) = turns[1]
     bad_format = [(name, {**args, "adults": "two"})]
     # Improved: a repaired format error is not what the failure is filed under; the early stop is.
     repaired = play(episode("Flights-0"), [turns[0], bad_format, turns[1]])
@@ -197,10 +209,16 @@ def _custom(steps, sample_id="Hotels-90"):
     from callbench.benchmarks.complexfuncbench.data import CfbCall
 
     base = sample("Hotels-0")
-    return base.model_copy(update={
-        "id": sample_id, "index": int(sample_id.rsplit("-", 1)[1]),
-        "steps": [[CfbCall(name=n, arguments=a, response={"data": [n, k, j]}) for j, (n, a) in enumerate(step)]
-                  for k, step in enumerate(steps)]})
+    return base.model_copy(
+        update={
+            "id": sample_id,
+            "index": int(sample_id.rsplit("-", 1)[1]),
+            "steps": [
+                [CfbCall(name=n, arguments=a, response={"data": [n, k, j]}) for j, (n, a) in enumerate(step)]
+                for k, step in enumerate(steps)
+            ],
+        }
+    )
 
 
 def _custom_episode(steps, mode):
@@ -211,13 +229,18 @@ def _custom_episode(steps, mode):
     return Episode(_custom(steps), CfbSettings(mode=mode), CharNgramEmbedder())
 
 
-SEARCH = ("Search_Hotels", {"dest_id": "-1", "search_type": "CITY", "arrival_date": "2024-11-12",
-                            "departure_date": "2024-11-15"})
+SEARCH = (
+    "Search_Hotels",
+    {"dest_id": "-1", "search_type": "CITY", "arrival_date": "2024-11-12", "departure_date": "2024-11-15"},
+)
 
 
 def test_faithful_golden_list_adds_one_step_per_update_as_upstream():
-    steps = [[("Search_Hotel_Destination", {"query": "Paris"})], [("Search_Hotel_Destination", {"query": "Rome"})],
-             [SEARCH]]
+    steps = [
+        [("Search_Hotel_Destination", {"query": "Paris"})],
+        [("Search_Hotel_Destination", {"query": "Rome"})],
+        [SEARCH],
+    ]
     faithful, improved = _custom_episode(steps, "faithful"), _custom_episode(steps, "improved")
     # Upstream appends one step for a look-up-only list; improved skips the whole look-up chain.
     assert [g.uid for g in faithful.current] == ["0.0", "1.0"]
@@ -270,6 +293,6 @@ def test_improved_does_not_blame_a_wrong_optional_lookup():
     assert without.first_error == "stop_early"
     assert with_lookup.first_error == "stop_early"
     # An error on a required call the model never repaired is still what the failure is filed under.
-    (name, args), = turns[1]
+    ((name, args),) = turns[1]
     wrong_search = play(episode("Hotels-0"), [turns[0], [(name, {**args, "arrival_date": "2024-11-13"})]])
     assert wrong_search.first_error == "value_error"

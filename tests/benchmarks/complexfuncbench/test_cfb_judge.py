@@ -48,8 +48,11 @@ def test_judge_rescues_an_equivalent_call_and_verdicts_are_cached(tmp_path):
 
     # A new judge over the same cache folder reuses the verdicts written to disk.
     fresh = ScriptedProvider(replies=[])
-    rescored = asyncio.run(ComplexEvalScorer(suite, judge=Judge(fresh, label="scripted:judge-1",
-                                                                cache=VerdictCache(tmp_path))).ascore(case, trace))
+    rescored = asyncio.run(
+        ComplexEvalScorer(
+            suite, judge=Judge(fresh, label="scripted:judge-1", cache=VerdictCache(tmp_path))
+        ).ascore(case, trace)
+    )
     assert rescored.passed and fresh.requests == []
 
 
@@ -83,8 +86,11 @@ def test_without_a_judge_the_step_is_skipped_and_said_so():
 def test_no_answer_is_not_sent_to_the_judge():
     suite, case = _case("improved")
     provider = ScriptedProvider(reply_for=_judge_replies)
-    verdict = asyncio.run(ComplexEvalScorer(suite, judge=Judge(provider)).ascore(
-        case, trace_of(wire_turns(case, gold_turns("Hotels-0")), final_text="")))
+    verdict = asyncio.run(
+        ComplexEvalScorer(suite, judge=Judge(provider)).ascore(
+            case, trace_of(wire_turns(case, gold_turns("Hotels-0")), final_text="")
+        )
+    )
     assert verdict.details["response"]["status"] == "no_answer"
     assert provider.requests == []
 

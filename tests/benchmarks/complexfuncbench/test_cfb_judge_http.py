@@ -2,8 +2,6 @@
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 
 from cfb_helpers import gold_turns, trace_of, wire_turns
 from protocol_server import ProtocolServer, Turn
@@ -22,8 +20,9 @@ def _responder(api, body):
 
 def test_judge_model_string_builds_a_provider_and_verdicts_are_cached(tmp_path):
     with ProtocolServer(_responder) as server:
-        options = SuiteOptions(extra={"judge": f"openai:judge-model@{server.url}",
-                                      "judge_cache": str(tmp_path / "judge")})
+        options = SuiteOptions(
+            extra={"judge": f"openai:judge-model@{server.url}", "judge_cache": str(tmp_path / "judge")}
+        )
         suite = load_suite("complexfuncbench:fixture:faithful", options)
         case = next(c for c in suite.cases if c.id == "Hotels-0")
         turns = gold_turns("Hotels-0")

@@ -3,7 +3,6 @@ OpenAI-protocol provider against a local server on 127.0.0.1 that plays both the
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -63,14 +62,24 @@ def _records(folder: Path) -> dict[str, dict]:
 
 def _run(server: ProtocolServer, tmp_path: Path, mode: str, cases: list[str], **options) -> dict[str, dict]:
     suite_options = {"judge": f"openai:judge-model@{server.url}", "judge_cache": str(tmp_path / "judge")}
-    run(f"complexfuncbench:fixture:{mode}", f"openai:cfb-model@{server.url}", out_dir=tmp_path / "run",
-        case_ids=cases, suite_options=suite_options, cache=False, progress="quiet", **options)
+    run(
+        f"complexfuncbench:fixture:{mode}",
+        f"openai:cfb-model@{server.url}",
+        out_dir=tmp_path / "run",
+        case_ids=cases,
+        suite_options=suite_options,
+        cache=False,
+        progress="quiet",
+        **options,
+    )
     return _records(tmp_path / "run")
 
 
 def _tool_contents(server: ProtocolServer, case_id: str) -> list[str]:
     """Every tool result the model read in its last request for the case."""
-    bodies = [b for _p, b, _h in server.requests if "tools" in b and b.get("tools") and _case_of(b) == case_id]
+    bodies = [
+        b for _p, b, _h in server.requests if "tools" in b and b.get("tools") and _case_of(b) == case_id
+    ]
     last = max(bodies, key=lambda b: len(b["messages"]))
     return [m["content"] for m in last["messages"] if m["role"] == "tool"]
 
@@ -85,8 +94,11 @@ def test_a_judge_accepted_call_is_answered_with_the_gold_response_during_the_epi
         assert json.loads(_tool_contents(server, "Hotels-0")[0]) == gold_response
         assert first["result"] == gold_response and first["execution"] == "ok"
         assert first["annotations"]["cfb_method"] == "judge"
-        assert first["annotations"]["cfb_judge"] == {"model": f"openai:judge-model@{server.url}",
-                                                     "prompt_hash": PROMPT_HASH, "is_equal": True}
+        assert first["annotations"]["cfb_judge"] == {
+            "model": f"openai:judge-model@{server.url}",
+            "prompt_hash": PROMPT_HASH,
+            "is_equal": True,
+        }
         verdict = record["verdicts"]["complexeval"]
         assert verdict["passed"], verdict
         assert record["trace"]["stop_reason"] == "answer"
@@ -98,8 +110,14 @@ def test_a_judge_accepted_call_is_answered_with_the_gold_response_during_the_epi
 
 def test_without_the_judge_the_same_call_gets_the_generic_error(tmp_path):
     with ProtocolServer(_responder) as server:
-        run("complexfuncbench:fixture:improved", f"openai:cfb-model@{server.url}", out_dir=tmp_path / "run",
-            case_ids=["Hotels-0"], cache=False, progress="quiet")
+        run(
+            "complexfuncbench:fixture:improved",
+            f"openai:cfb-model@{server.url}",
+            out_dir=tmp_path / "run",
+            case_ids=["Hotels-0"],
+            cache=False,
+            progress="quiet",
+        )
         assert json.loads(_tool_contents(server, "Hotels-0")[0]) == GENERIC_ERROR
 
 

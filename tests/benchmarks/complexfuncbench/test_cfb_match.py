@@ -35,10 +35,22 @@ def test_critical_table_is_the_shipped_data():
     [
         ("Nope", {}, "Function Nope is not defined in the function list."),
         ("Search_Hotels", {"dest_id": "1"}, "Function Search_Hotels requires parameters ['search_type', "),
-        ("Get_Hotel_Policies", {"hotel_id": 1, "foo": 2}, "Function Get_Hotel_Policies does not have parameters ['foo']"),
-        ("Get_Hotel_Policies", {"hotel_id": "1"}, "Parameter hotel_id of function Get_Hotel_Policies should be a number"),
+        (
+            "Get_Hotel_Policies",
+            {"hotel_id": 1, "foo": 2},
+            "Function Get_Hotel_Policies does not have parameters ['foo']",
+        ),
+        (
+            "Get_Hotel_Policies",
+            {"hotel_id": "1"},
+            "Parameter hotel_id of function Get_Hotel_Policies should be a number",
+        ),
         ("Get_Hotel_Policies", {"hotel_id": True}, "should be a number, but bool is provided"),
-        ("Search_Hotel_Destination", {"query": 3}, "Parameter query of function Search_Hotel_Destination should be a string"),
+        (
+            "Search_Hotel_Destination",
+            {"query": 3},
+            "Parameter query of function Search_Hotel_Destination should be a string",
+        ),
     ],
 )
 def test_format_check_rejects_with_specific_text(name, args, expected):
@@ -53,23 +65,40 @@ def test_format_check_accepts_well_formed_calls():
 
 def test_rule_matcher_both_sides():
     gold = call("Search_Hotels", dest_id="1", categories_filter="class::4,free_cancellation::1")
-    assert rule_match(call("Search_Hotels", categories_filter="free_cancellation::1,class::4", dest_id="1"), gold)
+    assert rule_match(
+        call("Search_Hotels", categories_filter="free_cancellation::1,class::4", dest_id="1"), gold
+    )
     assert not rule_match(call("Search_Hotels", dest_id="1", categories_filter="class::4"), gold)
     assert not rule_match(call("Search_Hotels", dest_id="1"), gold)  # key sets differ
-    assert not rule_match(call("Get_Filter", dest_id="1", categories_filter="class::4,free_cancellation::1"), gold)
+    assert not rule_match(
+        call("Get_Filter", dest_id="1", categories_filter="class::4,free_cancellation::1"), gold
+    )
 
 
 def test_critical_gate_both_sides():
-    gold = call("Get_Hotel_Reviews(Tips)", hotel_id=5, sort_option_id="sort_recent_desc", languagecode="en-us")
+    gold = call(
+        "Get_Hotel_Reviews(Tips)", hotel_id=5, sort_option_id="sort_recent_desc", languagecode="en-us"
+    )
     assert critical_gate(call("Get_Hotel_Policies", hotel_id=5), gold, improved=True).kind == "func_error"
     missing = critical_gate(call(gold.name, hotel_id=5, languagecode="en-us"), gold, improved=True)
-    assert missing == CallError("param_missing", "sort_option_id", "critical parameter sort_option_id missing")
-    wrong = critical_gate(call(gold.name, hotel_id=6, sort_option_id="sort_recent_desc", languagecode="en-us"),
-                          gold, improved=True)
+    assert missing == CallError(
+        "param_missing", "sort_option_id", "critical parameter sort_option_id missing"
+    )
+    wrong = critical_gate(
+        call(gold.name, hotel_id=6, sort_option_id="sort_recent_desc", languagecode="en-us"),
+        gold,
+        improved=True,
+    )
     assert (wrong.kind, wrong.param) == ("value_error", "hotel_id")
     # Non-critical differences pass the gate (later matchers decide).
-    assert critical_gate(call("Search_Hotel_Destination", query="NYC"), call("Search_Hotel_Destination",
-                                                                          query="New York"), improved=True) is None
+    assert (
+        critical_gate(
+            call("Search_Hotel_Destination", query="NYC"),
+            call("Search_Hotel_Destination", query="New York"),
+            improved=True,
+        )
+        is None
+    )
 
 
 def test_critical_gate_normalises_only_in_improved_mode():
@@ -92,13 +121,18 @@ def test_critical_gate_compares_categories_filter_as_a_set_in_both_modes():
 def test_response_equivalence_both_sides():
     fn = FUNCS["Search_Hotels"]
     gold = call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2)
-    assert response_equivalent(call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2.0,
-                                    currency_code="USD"), gold, fn)  # default filled, 2 == 2.0
-    assert response_equivalent(call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2, room_qty=1),
-                               gold, fn)  # room_qty default is 1
-    assert not response_equivalent(call("Search_Hotels", dest_id="-1", search_type="CITY", adults=3), gold, fn)
-    assert not response_equivalent(call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2,
-                                        currency_code="EUR"), gold, fn)
+    assert response_equivalent(
+        call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2.0, currency_code="USD"), gold, fn
+    )  # default filled, 2 == 2.0
+    assert response_equivalent(
+        call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2, room_qty=1), gold, fn
+    )  # room_qty default is 1
+    assert not response_equivalent(
+        call("Search_Hotels", dest_id="-1", search_type="CITY", adults=3), gold, fn
+    )
+    assert not response_equivalent(
+        call("Search_Hotels", dest_id="-1", search_type="CITY", adults=2, currency_code="EUR"), gold, fn
+    )
     assert not response_equivalent(call("Get_Filter", dest_id="-1", search_type="CITY", adults=2), gold, fn)
 
 
@@ -151,31 +185,48 @@ def test_prose_about_defaults_is_not_read_as_a_value(description):
 
 
 def test_response_match_fills_defaults_written_the_real_way():
-    fn = {"name": "Search_Hotels", "parameters": {"type": "object", "properties": {
-        "dest_id": {"type": "string"}, "adults": {"type": "number", "description": "Number of adults. Default 1."},
-        "currency_code": {"type": "string", "description": "Currency code, default USD."}}}}
+    fn = {
+        "name": "Search_Hotels",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "dest_id": {"type": "string"},
+                "adults": {"type": "number", "description": "Number of adults. Default 1."},
+                "currency_code": {"type": "string", "description": "Currency code, default USD."},
+            },
+        },
+    }
     gold = call("Search_Hotels", dest_id="-1")
     assert response_equivalent(call("Search_Hotels", dest_id="-1", adults=1, currency_code="USD"), gold, fn)
     assert not response_equivalent(call("Search_Hotels", dest_id="-1", adults=2), gold, fn)
 
 
 def test_schema_defaults_from_schema_and_description():
-    fn = {"parameters": {"properties": {
-        "a": {"type": "string", "default": "x"},
-        "b": {"type": "number", "description": "Count. Default value is 1."},
-        "c": {"type": "string", "description": "Sort order, default: popularity"},
-        "d": {"type": "string", "description": "No default here"},
-    }}}
+    fn = {
+        "parameters": {
+            "properties": {
+                "a": {"type": "string", "default": "x"},
+                "b": {"type": "number", "description": "Count. Default value is 1."},
+                "c": {"type": "string", "description": "Sort order, default: popularity"},
+                "d": {"type": "string", "description": "No default here"},
+            }
+        }
+    }
     assert schema_defaults(fn) == {"a": "x", "b": "1", "c": "popularity"}
 
 
 def test_mismatch_labels():
     gold = call("Search_Hotels", dest_id="-1", search_type="CITY")
     assert classify_mismatch(call("Search_Hotels", dest_id="-1"), gold, improved=True).kind == "param_missing"
-    assert classify_mismatch(call("Search_Hotels", dest_id="-2", search_type="CITY"), gold,
-                             improved=True).kind == "value_error"
-    extra = classify_mismatch(call("Search_Hotels", dest_id="-1", search_type="CITY", page_number=3), gold,
-                              improved=True)
+    assert (
+        classify_mismatch(call("Search_Hotels", dest_id="-2", search_type="CITY"), gold, improved=True).kind
+        == "value_error"
+    )
+    extra = classify_mismatch(
+        call("Search_Hotels", dest_id="-1", search_type="CITY", page_number=3), gold, improved=True
+    )
     assert (extra.kind, extra.param) == ("param_hallucination", "page_number")
-    assert classify_mismatch(call("Search_Hotels", dest_id=-1, search_type="CITY"), gold,
-                             improved=False).kind == "value_error"
+    assert (
+        classify_mismatch(call("Search_Hotels", dest_id=-1, search_type="CITY"), gold, improved=False).kind
+        == "value_error"
+    )

@@ -113,8 +113,18 @@ def test_ratio_interval_resamples_clusters():
 
 def test_result_table_has_one_column_per_domain():
     [table] = result_tables(aggregate_records(_records("improved", {})))
-    assert table.columns == ["mode", "Attraction", "Car-Rental", "Cross", "Flights", "Hotels", "Overall",
-                             "Call precision", "Compl.", "Corr."]
+    assert table.columns == [
+        "mode",
+        "Attraction",
+        "Car-Rental",
+        "Cross",
+        "Flights",
+        "Hotels",
+        "Overall",
+        "Call precision",
+        "Compl.",
+        "Corr.",
+    ]
     [row] = table.rows
     assert row[:2] == ["improved", "100.00 / 100.00"] and row[-3:] == ["100.00", "-", "-"]
     assert table.notes == []
@@ -132,10 +142,25 @@ def _fake_rows(domain_counts: dict[str, int], faithful: bool = True) -> list[dic
     rows = []
     for domain, n in domain_counts.items():
         for i in range(n):
-            metrics = {"success": float(i % 2 == 0), "faithful": float(faithful), "correct_calls": 1.0,
-                       "gold_calls": 2.0, "predicted_calls": 1.0, "gold_steps": 1.0, "model_turns": 1.0}
-            rows.append({"verdicts": {"complexeval": {"metrics": metrics,
-                                                      "details": {"domain": domain, "template": f"{domain}/{i // 10}"}}}})
+            metrics = {
+                "success": float(i % 2 == 0),
+                "faithful": float(faithful),
+                "correct_calls": 1.0,
+                "gold_calls": 2.0,
+                "predicted_calls": 1.0,
+                "gold_steps": 1.0,
+                "model_turns": 1.0,
+            }
+            rows.append(
+                {
+                    "verdicts": {
+                        "complexeval": {
+                            "metrics": metrics,
+                            "details": {"domain": domain, "template": f"{domain}/{i // 10}"},
+                        }
+                    }
+                }
+            )
     return rows
 
 
@@ -149,8 +174,9 @@ def test_faithful_rates_on_partial_data_show_the_loaded_rate_and_warn():
     assert table.notes[0] == "success over the 10 loaded samples: 100.00"
     assert table.notes[1].startswith("warning: faithful success rates")
     # The whole data set: published and loaded counts agree, nothing to warn about.
-    full = aggregate_records(_fake_rows({"Hotels": 150, "Flights": 150, "Car-Rental": 150, "Attraction": 150,
-                                         "Cross": 400}))
+    full = aggregate_records(
+        _fake_rows({"Hotels": 150, "Flights": 150, "Car-Rental": 150, "Attraction": 150, "Cross": 400})
+    )
     assert full["success_rate"] == full["success_rate_loaded"] == 0.5 and "warnings" not in full
     # Improved mode divides by the loaded samples anyway.
     assert "success_rate_loaded" not in aggregate_records(_records("improved", {}))

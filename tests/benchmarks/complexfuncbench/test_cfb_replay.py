@@ -5,8 +5,8 @@ from cfb_helpers import gold_turns, sample, wire_turns
 from callbench.benchmarks.complexfuncbench.definitions import GENERIC_ERROR
 from callbench.benchmarks.complexfuncbench.executor import ReplayExecutor
 from callbench.benchmarks.complexfuncbench.suite import load_suite
-from callbench.types.messages import ToolCall
 from callbench.executors.base import run_sync
+from callbench.types.messages import ToolCall
 
 
 def _session(tmp_path, sid="Hotels-0", mode="improved"):
@@ -64,7 +64,9 @@ def test_begin_round_maps_parallel_calls_together(tmp_path):
 def test_begin_round_skips_calls_the_harness_rejected(tmp_path):
     case, session = _session(tmp_path, "Attraction-10")
     lookup = wire_turns(case, gold_turns("Attraction-10"))[0][0]
-    broken = ToolCall(id="x", name=lookup[0], arguments_raw="{", arguments=None, parse_error="Expecting value")
+    broken = ToolCall(
+        id="x", name=lookup[0], arguments_raw="{", arguments=None, parse_error="Expecting value"
+    )
     run_sync(session.begin_round(1, [broken, _tool_call(1, *lookup)]))
     outcome = run_sync(session.call(*lookup))  # the harness never executes the malformed call
     assert outcome.ok and session.episode.turns == 1
@@ -83,11 +85,16 @@ def test_replay_uses_judge_verdicts_stored_in_the_cache_folder_without_asking(tm
     # An earlier run stored the verdict; the judge endpoint is now unreachable (port 9).
     spec = "openai:judge-1@http://127.0.0.1:9/v1"
     paris = ("Search_Hotel_Destination", {"query": "Paris, France"})
-    earlier = Judge(ScriptedProvider(reply_for=lambda m: '{"is_equal": true, "reason": "same"}'), label=spec,
-                    cache=VerdictCache(tmp_path / "cache"))
+    earlier = Judge(
+        ScriptedProvider(reply_for=lambda m: '{"is_equal": true, "reason": "same"}'),
+        label=spec,
+        cache=VerdictCache(tmp_path / "cache"),
+    )
     hotels = sample("Hotels-0")
     function = next(f for f in hotels.functions if f["name"] == paris[0])
-    assert asyncio.run(earlier.judge_call(PredCall(0, *paris), gold_calls_of(hotels)[0][0], function, hotels.query))
+    assert asyncio.run(
+        earlier.judge_call(PredCall(0, *paris), gold_calls_of(hotels)[0][0], function, hotels.query)
+    )
 
     options = SuiteOptions(extra={"judge": spec, "judge_cache": str(tmp_path / "cache")})
     suite = load_suite("complexfuncbench:fixture:faithful", options)

@@ -27,5 +27,10 @@ def play(suite: Suite, case: Case, provider: Provider) -> tuple[Trace, Verdict]:
 
 def record_of(case: Case, verdict: Verdict, trial: int = 1) -> dict:
     """A records.jsonl-like line holding what summaries keep of a case run."""
-    return {"case_id": case.id, "template": case.template, "trial": trial, "status": "completed",
-            "verdicts": {"dag": verdict.model_dump(mode="json")}}
+    return {
+        "case_id": case.id,
+        "template": case.template,
+        "trial": trial,
+        "status": "completed",
+        "verdicts": {"dag": verdict.model_dump(mode="json")},
+    }

@@ -29,7 +29,9 @@ def test_planner_solves_the_faithful_grid_with_efficiency_one(spec: str) -> None
         assert verdict.metrics["efficiency"] == 1.0, case.id
 
 
-@pytest.mark.parametrize("extra", [";style=named;flags=seeded_shuffle", ";flags=target_visible+seeded_shuffle"])
+@pytest.mark.parametrize(
+    "extra", [";style=named;flags=seeded_shuffle", ";flags=target_visible+seeded_shuffle"]
+)
 def test_planner_is_exact_whenever_the_target_is_named(extra: str) -> None:
     suite = load_suite("n_core=10,20;depth=1,5,9;n_conn=20;n_dis=5;seeds=2" + extra, SuiteOptions())
     for case in suite.cases:
@@ -67,8 +69,13 @@ def test_oracle_solves_every_case(restate: str) -> None:
 
 @pytest.mark.parametrize(
     ("mutation", "first"),
-    [("wrong_value", "incorrect_value"), ("missing_key", "wrong_arg_count"), ("extra_key", "wrong_arg_count"),
-     ("schema_invalid_value", "incorrect_value"), ("wrong_tool", "wrong_arg_count")],
+    [
+        ("wrong_value", "incorrect_value"),
+        ("missing_key", "wrong_arg_count"),
+        ("extra_key", "wrong_arg_count"),
+        ("schema_invalid_value", "incorrect_value"),
+        ("wrong_tool", "wrong_arg_count"),
+    ],
 )
 def test_noisy_mutations_are_classed(mutation: str, first: str) -> None:
     suite = load_suite("n_core=5;depth=2;n_conn=3;seeds=1", SuiteOptions())
@@ -94,8 +101,13 @@ class _Script(Provider):
         if index >= len(self.turns):
             return ModelTurn(text=self.answer)
         calls = [
-            ToolCall(id=f"s{index}_{i}", name=name, arguments=args, arguments_raw="{" if args is None else "{}",
-                     parse_error=None if args is not None else "Expecting value")
+            ToolCall(
+                id=f"s{index}_{i}",
+                name=name,
+                arguments=args,
+                arguments_raw="{" if args is None else "{}",
+                parse_error=None if args is not None else "Expecting value",
+            )
             for i, (name, args) in enumerate(self.turns[index])
         ]
         return ModelTurn(tool_calls=calls)
@@ -113,26 +125,40 @@ def test_scripted_noisy_run_counts_every_failure_class() -> None:
     true_a = steps[a["name"]].arguments
     wrong_a = {k: (v + 1) % 1000 for k, v in true_a.items()}
     turns = [
-        [("func_nothere", {"x": 1})],                      # unknown_function
-        [(a["name"], None)],                               # invalid_arguments (malformed JSON)
-        [(a["name"], {})],                                 # wrong_arg_count
-        [(b["name"], dict(steps[b["name"]].arguments))],           # not_yet_known (premature)
-        [(a["name"], wrong_a)],                            # incorrect_value -> wrong value shown
-        [(a["name"], true_a)],                             # correct
-        [(conn["name"], {conn["inputs"][0]: 0})],          # a distractor call (maybe incorrect)
+        [("func_nothere", {"x": 1})],  # unknown_function
+        [(a["name"], None)],  # invalid_arguments (malformed JSON)
+        [(a["name"], {})],  # wrong_arg_count
+        [(b["name"], dict(steps[b["name"]].arguments))],  # not_yet_known (premature)
+        [(a["name"], wrong_a)],  # incorrect_value -> wrong value shown
+        [(a["name"], true_a)],  # correct
+        [(conn["name"], {conn["inputs"][0]: 0})],  # a distractor call (maybe incorrect)
     ]
     _trace, verdict = play(suite, case, _Script(turns))
     counts = verdict.details["failure_counts"]
-    for cls in ("unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value"):
+    for cls in (
+        "unknown_function",
+        "invalid_arguments",
+        "wrong_arg_count",
+        "not_yet_known",
+        "incorrect_value",
+    ):
         assert counts.get(cls, 0) >= 1, cls
     assert verdict.details["first_failure"]["failure"] == "unknown_function"
     assert verdict.details["distractor_calls"]["conn"] == 1
     assert [r["failure"] for r in verdict.details["per_call"][:6]] == [
-        "unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value", None]
+        "unknown_function",
+        "invalid_arguments",
+        "wrong_arg_count",
+        "not_yet_known",
+        "incorrect_value",
+        None,
+    ]
     assert not verdict.passed and verdict.details["outcome"] == "incorrect"
 
 
-@pytest.mark.parametrize("options", [";restate=on", ";mode=explicit;errors=detailed", ";cap=official;scoring=lenient"])
+@pytest.mark.parametrize(
+    "options", [";restate=on", ";mode=explicit;errors=detailed", ";cap=official;scoring=lenient"]
+)
 def test_planner_is_unaffected_by_episode_options(options: str) -> None:
     suite = load_suite("n_core=10;depth=1,5,9;n_conn=10;n_dis=10;seeds=1;noise=2" + options, SuiteOptions())
     for case in suite.cases:

@@ -29,8 +29,9 @@ class Wasteful(Provider):
         self.waste = waste
         self.answer = answer
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         turns = sum(1 for m in messages if m.role == "assistant")
         if turns < self.waste:
             beliefs = read_conversation(messages[:1], tools)

@@ -27,9 +27,12 @@ def test_same_seed_gives_identical_task_twice() -> None:
 
 def test_fresh_process_with_other_hash_seed_gives_identical_task() -> None:
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True,
-        env={"PYTHONHASHSEED": "12345", "PATH": ""} | {k: v for k, v in __import__("os").environ.items()
-                                                     if k in ("PYTHONPATH", "HOME")},
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "12345", "PATH": ""}
+        | {k: v for k, v in __import__("os").environ.items() if k in ("PYTHONPATH", "HOME")},
     )
     assert out.stdout.strip() == generate(PARAMS).model_dump_json()
 
@@ -45,8 +48,10 @@ def test_seed_and_trial_change_the_task() -> None:
 
 def test_stable_rng_pairs_distractor_settings_on_one_core_task() -> None:
     flags = ("stable_rng",)
-    tasks = [generate(DagParams(n_core=8, depth=3, n_conn=c, n_dis=d, seed=7, flags=flags))
-             for c, d in [(0, 0), (5, 0), (0, 5), (20, 20)]]
+    tasks = [
+        generate(DagParams(n_core=8, depth=3, n_conn=c, n_dis=d, seed=7, flags=flags))
+        for c, d in [(0, 0), (5, 0), (0, 5), (20, 20)]
+    ]
     cores = [[n for n in t.nodes if n.kind == "core"] for t in tasks]
     assert all(c == cores[0] for c in cores)
     assert all(t.target_value == tasks[0].target_value for t in tasks)

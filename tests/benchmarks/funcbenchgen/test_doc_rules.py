@@ -34,8 +34,14 @@ class _OneBatch(Provider):
                     parsed = json.loads(raw)
                 except json.JSONDecodeError:
                     parsed = None
-                out.append(ToolCall(id=f"c{i}", name=name, arguments_raw=raw,
-                                    arguments=parsed if isinstance(parsed, dict) else None))
+                out.append(
+                    ToolCall(
+                        id=f"c{i}",
+                        name=name,
+                        arguments_raw=raw,
+                        arguments=parsed if isinstance(parsed, dict) else None,
+                    )
+                )
             return ModelTurn(tool_calls=out)
         self.replies = [m.content for m in messages if m.role == "tool"]
         return ModelTurn(text="I do not know.")
@@ -47,24 +53,30 @@ def _replies(extra: str) -> list[tuple[str, str | None, str]]:
     first, last = case.expected[0], case.expected[-1]
     args = dict(first.arguments)
     key, rest = next(iter(args)), {k: v for k, v in args.items() if k != next(iter(args))}
-    agent = _OneBatch([
-        ("func_zzz", json.dumps(args)),                      # unknown function
-        (first.tool, json.dumps(rest)),                      # a parameter missing
-        (first.tool, json.dumps({**args, "extra": 1})),      # an extra parameter
-        (first.tool, "{not json"),                           # arguments not a JSON object
-        (first.tool, json.dumps({key: "five", **rest})),     # a non-integer value of a known type
-        (last.tool, json.dumps(dict(last.arguments))),       # inputs not yet known
-    ])
+    agent = _OneBatch(
+        [
+            ("func_zzz", json.dumps(args)),  # unknown function
+            (first.tool, json.dumps(rest)),  # a parameter missing
+            (first.tool, json.dumps({**args, "extra": 1})),  # an extra parameter
+            (first.tool, "{not json"),  # arguments not a JSON object
+            (first.tool, json.dumps({key: "five", **rest})),  # a non-integer value of a known type
+            (last.tool, json.dumps(dict(last.arguments))),  # inputs not yet known
+        ]
+    )
     trace, verdict = play(suite, case, agent)
-    return [(c.execution, row["failure"], reply)
-            for c, row, reply in zip(trace.calls, verdict.details["per_call"], agent.replies, strict=True)]
+    return [
+        (c.execution, row["failure"], reply)
+        for c, row, reply in zip(trace.calls, verdict.details["per_call"], agent.replies, strict=True)
+    ]
 
 
 def test_structural_errors_get_the_official_text_and_only_bad_json_the_harness_message() -> None:
     got = _replies("")
-    assert [(f, r) for _, f, r in got[:3]] == [("unknown_function", '"Error occurred."'),
-                                                ("wrong_arg_count", '"Error occurred."'),
-                                                ("wrong_arg_count", '"Error occurred."')]
+    assert [(f, r) for _, f, r in got[:3]] == [
+        ("unknown_function", '"Error occurred."'),
+        ("wrong_arg_count", '"Error occurred."'),
+        ("wrong_arg_count", '"Error occurred."'),
+    ]
     assert got[3][:2] == ("rejected", "invalid_arguments") and "Invalid call" in got[3][2]
     assert got[4][1] == "incorrect_value" and got[4][2].startswith('"Variable ')  # silent wrong value
     assert got[5][1] == "not_yet_known" and got[5][2].startswith('"Variable ')
@@ -87,5 +99,7 @@ def test_without_k_every_function_is_offered_in_task_order() -> None:
 def test_the_doc_states_these_rules() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert "Pass `--k all`" not in text and "`--k all` is not needed" in text
-    assert "Unknown tools, malformed JSON, missing or extra parameters and non-integer values are therefore" \
+    assert (
+        "Unknown tools, malformed JSON, missing or extra parameters and non-integer values are therefore"
         not in text
+    )

@@ -32,7 +32,9 @@ def test_correct_path_returns_true_values_as_quoted_text() -> None:
         res = rt.call(node.name, true_args(task, node))
         assert res.ok and res.kind == "core" and res.value == task.values[node.output_type]
         assert res.content == json.dumps(f"Variable {node.output} = {res.value}.")
-    assert rt.call(t.name, true_args(task, t)).text == f"Variable {task.target_variable} = {task.target_value}."
+    assert (
+        rt.call(t.name, true_args(task, t)).text == f"Variable {task.target_variable} = {task.target_value}."
+    )
 
 
 @pytest.mark.parametrize(
@@ -108,13 +110,17 @@ def test_explicit_mode_returns_errors_and_no_value() -> None:
     rt = DagRuntime(task, RuntimeConfig(mode="explicit"))
     res = rt.call(b.name, true_args(task, b))
     assert res.failure == "not_yet_known" and res.value is None and res.text == "Error occurred."
-    detailed = DagRuntime(task, RuntimeConfig(mode="explicit", detailed_errors=True)).call(b.name, true_args(task, b))
+    detailed = DagRuntime(task, RuntimeConfig(mode="explicit", detailed_errors=True)).call(
+        b.name, true_args(task, b)
+    )
     assert detailed.text == f"Error: The value of variable {b.inputs[0]} is not yet known."
 
 
 def test_wrong_values_are_seeded_per_task() -> None:
     task, (_a, b, _) = chain_task()
-    runs = [[DagRuntime(task, seed=s).call(b.name, true_args(task, b)).value for _ in range(1)] for s in (0, 0)]
+    runs = [
+        [DagRuntime(task, seed=s).call(b.name, true_args(task, b)).value for _ in range(1)] for s in (0, 0)
+    ]
     assert runs[0] == runs[1]
     many = {DagRuntime(task, seed=s).call(b.name, true_args(task, b)).value for s in range(20)}
     assert len(many) > 1

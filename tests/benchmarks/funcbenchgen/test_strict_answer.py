@@ -123,7 +123,9 @@ def test_verdict_metrics_and_aggregate_carry_both_rates() -> None:
     assert row["successes"] == 2 and row["strict_rate"] == 0.5 and row["lenient_rate"] == 1.0
     table = aggregate(records)["tables"][0]
     columns = table.columns
-    assert table.rows[0][columns.index("strict")] == "0.50" and table.rows[0][columns.index("lenient")] == "1.00"
+    assert (
+        table.rows[0][columns.index("strict")] == "0.50" and table.rows[0][columns.index("lenient")] == "1.00"
+    )
 
 
 def test_lenient_suite_still_reports_the_strict_rate() -> None:

@@ -12,11 +12,11 @@ from callbench.benchmarks.funcbenchgen.scorer import aggregate, dag_table
 from callbench.benchmarks.funcbenchgen.suite import grid, load_suite, parse_spec
 from callbench.cli.main import main
 from callbench.errors import ConfigError, SuiteError
+from callbench.executors.base import run_sync
 from callbench.harness.runfolder import slim_record
 from callbench.providers.agents.noisy import NoisyAgent
 from callbench.suites.suite import SuiteOptions
 from callbench.types.records import CaseRecord
-from callbench.executors.base import run_sync
 
 
 def test_grid_size_and_defaults() -> None:
@@ -98,15 +98,27 @@ def test_aggregate_table_and_restatement_effect() -> None:
     for case in suite.cases:
         trace, verdict = play(suite, case, PlannerAgent())
         # Summaries read slimmed records (no verdict details): the aggregate must work from them.
-        full = CaseRecord(key=case.key, suite="dag", case_id=case.id, category=case.category,
-                          harness_mode="production-parity", trace=trace, verdicts={"dag": verdict},
-                          template=case.template)
+        full = CaseRecord(
+            key=case.key,
+            suite="dag",
+            case_id=case.id,
+            category=case.category,
+            harness_mode="production-parity",
+            trace=trace,
+            verdicts={"dag": verdict},
+            template=case.template,
+        )
         records.append(slim_record(full))
-    records.append({"status": "error", "case_id": "c5-d1-conn0-dis0-s0-t0", "template": "c5-d1-conn0-dis0-s0"})
+    records.append(
+        {"status": "error", "case_id": "c5-d1-conn0-dis0-s0-t0", "template": "c5-d1-conn0-dis0-s0"}
+    )
     summary = aggregate(records)
     assert [(r["setting"], r["arm"], r["n"], r["successes"]) for r in summary["rows"]] == [
-        ("c5-d1-conn0-dis0", "plain", 3, 3), ("c5-d1-conn0-dis0", "restate", 3, 3),
-        ("c5-d4-conn0-dis0", "plain", 3, 3), ("c5-d4-conn0-dis0", "restate", 3, 3)]
+        ("c5-d1-conn0-dis0", "plain", 3, 3),
+        ("c5-d1-conn0-dis0", "restate", 3, 3),
+        ("c5-d4-conn0-dis0", "plain", 3, 3),
+        ("c5-d4-conn0-dis0", "restate", 3, 3),
+    ]
     assert summary["rows"][0]["ci_low"] == pytest.approx(0.4385, abs=1e-3)  # Wilson, 3/3
     assert summary["rows"][0]["efficiency"] == 1.0 and summary["rows"][0]["mean_calls"] == 5.0
     assert summary["restatement"]["n_pairs"] == 6 and summary["restatement"]["difference"]["estimate"] == 0.0
@@ -114,7 +126,17 @@ def test_aggregate_table_and_restatement_effect() -> None:
     table = dag_table(summary)
     assert summary["tables"] == [table]  # data the CLI and reports render, not preformatted text
     assert table.columns == ["setting", "arm", "n", "success", "95% CI", "strict", "lenient", "eff", "calls"]
-    assert table.rows[2] == ["c5-d4-conn0-dis0", "plain", "3", "1.00", "[0.44,1.00]", "1.00", "1.00", "1.00", "5.0"]
+    assert table.rows[2] == [
+        "c5-d4-conn0-dis0",
+        "plain",
+        "3",
+        "1.00",
+        "[0.44,1.00]",
+        "1.00",
+        "1.00",
+        "1.00",
+        "5.0",
+    ]
     assert table.alignment(1) == "left" and table.alignment(2) == "right"
     assert table.notes[0].startswith("success follows the strict rule")
     assert table.notes[1].startswith("restatement effect over 6 paired tasks: +0.000")
@@ -149,7 +171,10 @@ def test_episode_options_reach_the_executor() -> None:
 
     for spec, check in (
         ("restate=on", lambda out: out.ok and REMINDER_HEAD.strip() in out.content),
-        ("mode=explicit", lambda out: not out.ok and out.content == '"Error occurred."' and out.result is None),
+        (
+            "mode=explicit",
+            lambda out: not out.ok and out.content == '"Error occurred."' and out.result is None,
+        ),
     ):
         suite = load_suite(f"n_core=5;depth=4;seeds=1;{spec}", SuiteOptions())
         case = suite.cases[0]

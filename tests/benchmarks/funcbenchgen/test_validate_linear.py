@@ -28,7 +28,9 @@ def _counted(task: DagTask) -> DagTask:
 
 
 def _compares(n_core: int) -> int:
-    task = _counted(generate(DagParams(n_core=n_core, depth=10, n_conn=n_core // 10, n_dis=n_core // 10, seed=0)))
+    task = _counted(
+        generate(DagParams(n_core=n_core, depth=10, n_conn=n_core // 10, n_dis=n_core // 10, seed=0))
+    )
     CountingType.compares = 0
     assert validate_task(task) == []
     return CountingType.compares

@@ -57,8 +57,9 @@ def ungrounded(case: Case, registry: ToolRegistry) -> list[str]:
     return problems
 
 
-def _check_object(expected: dict[str, Any], schema: dict[str, Any], text: str, path: str,
-                  problems: list[str]) -> None:
+def _check_object(
+    expected: dict[str, Any], schema: dict[str, Any], text: str, path: str, problems: list[str]
+) -> None:
     props = schema.get("properties", {}) if isinstance(schema, dict) else {}
     if "$one_of" in expected:
         options = []
@@ -79,8 +80,10 @@ def _check_value(value: Any, schema: dict[str, Any], text: str, path: str, probl
             return
         if "$default" in value:
             if schema.get("default") != value["$default"]:
-                problems.append(f"{path}: $default {value['$default']!r} is not the schema default "
-                                f"{schema.get('default')!r}")
+                problems.append(
+                    f"{path}: $default {value['$default']!r} is not the schema default "
+                    f"{schema.get('default')!r}"
+                )
             return
         _check_object(value, schema, text, path, problems)
     elif isinstance(value, list):

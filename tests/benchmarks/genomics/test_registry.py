@@ -9,15 +9,30 @@ import yaml
 
 from callbench.benchmarks.genomics.bindings import BINDINGS, SPECS
 from callbench.benchmarks.genomics.registry_io import contract_yaml, load_registry, registry_dir
+from callbench.executors.base import run_sync
 from callbench.executors.contract import ContractExecutor
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 from callbench.types.dsl import placeholder_value
-from callbench.executors.base import run_sync
 
-REQUIRED_CATEGORIES = {"navigation", "tracks", "track_settings", "tabs_windows", "sequence", "sequence_editing",
-                       "annotation", "search", "restriction_gel", "primer_design", "blast_local", "protein",
-                       "file_loading", "export", "task_management", "system_ui"}
+REQUIRED_CATEGORIES = {
+    "navigation",
+    "tracks",
+    "track_settings",
+    "tabs_windows",
+    "sequence",
+    "sequence_editing",
+    "annotation",
+    "search",
+    "restriction_gel",
+    "primer_design",
+    "blast_local",
+    "protein",
+    "file_loading",
+    "export",
+    "task_management",
+    "system_ui",
+}
 
 
 def test_registry_size_and_categories() -> None:
@@ -39,7 +54,9 @@ def test_one_contract_file_per_tool_in_its_category_folder() -> None:
 def test_checked_in_contracts_match_the_declarations() -> None:
     for name, spec in SPECS.items():
         path = registry_dir() / spec.category / f"{name}.yaml"
-        assert path.read_text() == contract_yaml(spec), f"{path.name} is stale: run scripts/make_genomics_registry.py"
+        assert path.read_text() == contract_yaml(spec), (
+            f"{path.name} is stale: run scripts/make_genomics_registry.py"
+        )
 
 
 def test_loaded_registry_equals_the_generic_loader() -> None:
@@ -154,7 +171,9 @@ def test_read_only_tools_leave_the_state_unchanged(tmp_path: Path) -> None:
             if step.call_only:
                 continue
             before = session.snapshot()
-            outcome = run_sync(session.call(contract.name, realize(step.arguments, lookup, contract.parameters)))
+            outcome = run_sync(
+                session.call(contract.name, realize(step.arguments, lookup, contract.parameters))
+            )
             results[step.id] = outcome.result
             if contract.read_only:
                 checked += 1

@@ -35,8 +35,11 @@ def test_snapshot_sees_tab_titles_saved_views_and_windows(ws: Workspace) -> None
 
 def test_gold_replay_initial_state_is_the_true_initial_state(suite_all: Suite) -> None:
     scorer = StateMatchScorer(suite_all)
-    case = next(c for c in suite_all.cases if c.id == "simple/track_variants_on") \
-        if any(c.id == "simple/track_variants_on" for c in suite_all.cases) else None
+    case = (
+        next(c for c in suite_all.cases if c.id == "simple/track_variants_on")
+        if any(c.id == "simple/track_variants_on" for c in suite_all.cases)
+        else None
+    )
     # Any track-toggling case will do: find one whose gold path calls toggle_track.
     case = case or next(c for c in suite_all.cases if [s.tools[0] for s in c.expected] == ["toggle_track"])
     states = scorer.gold_states(case)
@@ -54,9 +57,15 @@ def test_refuse_leaves_every_state_unchanged(tmp_path: Path) -> None:
 
 
 def test_state_match_is_not_applicable_with_a_stateless_executor(tmp_path: Path) -> None:
-    result = api.run("genomics", "oracle", tier=["task-completion-execution", "state-match"], executor="contract",
-                     case_ids=["simple/track_variants_on", "complex/cut_apply_undo"], out_dir=tmp_path / "r",
-                     progress="quiet")
+    result = api.run(
+        "genomics",
+        "oracle",
+        tier=["task-completion-execution", "state-match"],
+        executor="contract",
+        case_ids=["simple/track_variants_on", "complex/cut_apply_undo"],
+        out_dir=tmp_path / "r",
+        progress="quiet",
+    )
     figures = result.summary["tiers"]["state-match"]
     assert figures["n"] == 0 and figures["accuracy"] is None and figures["n_not_applicable"] == 2
     assert all(s["tier"] != "state-match" for s in result.summary["statistics"]["strata"])
@@ -71,18 +80,31 @@ def _completion(suite: Suite, case_id: str, tool: str, arguments: dict) -> bool:
 
     case = next(c for c in suite.cases if c.id == case_id)
     registry = suite.registry_for(case)
-    trace = revalidate(trace_from_calls([{"tool": tool, "arguments": arguments, "result": {"protein": "MA"}}]),
-                       registry)
+    trace = revalidate(
+        trace_from_calls([{"tool": tool, "arguments": arguments, "result": {"protein": "MA"}}]), registry
+    )
     return score_tier("task-completion-execution", case, trace, registry).passed
 
 
 def test_translate_sequence_stands_for_translate_dna_with_its_own_keys(suite_all: Suite) -> None:
-    assert _completion(suite_all, "simple/seq_translate_frame2", "translate_sequence",
-                       {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 2})
-    assert not _completion(suite_all, "simple/seq_translate_frame2", "translate_sequence",
-                           {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 1})
-    assert _completion(suite_all, "simple/seq_translate_table1", "translate_dna",
-                       {"dna": "ATGTGGTGACAATAG", "genetic_code": 1})
+    assert _completion(
+        suite_all,
+        "simple/seq_translate_frame2",
+        "translate_sequence",
+        {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 2},
+    )
+    assert not _completion(
+        suite_all,
+        "simple/seq_translate_frame2",
+        "translate_sequence",
+        {"sequence": "GATGGCTAAAGGTGAAGCGTAA", "frame": 1},
+    )
+    assert _completion(
+        suite_all,
+        "simple/seq_translate_table1",
+        "translate_dna",
+        {"dna": "ATGTGGTGACAATAG", "genetic_code": 1},
+    )
 
 
 def test_literals_equal_to_the_schema_default_are_flagged_at_load(tmp_path: Path, suite_all: Suite) -> None:
@@ -91,6 +113,11 @@ def test_literals_equal_to_the_schema_default_are_flagged_at_load(tmp_path: Path
 
     notes = default_literal_notes(suite_all)
     assert any("search_tandem_repeats" in n and "minCopies = 3" in n for n in notes)
-    result = api.run("genomics", "oracle", case_ids=["simple/search_tandem_repeats"], out_dir=tmp_path / "r",
-                     progress="quiet")
+    result = api.run(
+        "genomics",
+        "oracle",
+        case_ids=["simple/search_tandem_repeats"],
+        out_dir=tmp_path / "r",
+        progress="quiet",
+    )
     assert read_header(result.run_dir).suites[0].notes == notes

@@ -60,7 +60,9 @@ def test_annotation_crud_and_history(ws: Workspace) -> None:
     T["delete_annotation"](ws, identifier=created["id"])
     history = T["get_annotation_history"](ws)["history"]
     assert [h["action"] for h in history] == ["delete", "update", "update", "create"]
-    assert history[1]["before"] == {"type": "regulatory_region"} and history[2]["before"] == {"description": ""}
+    assert history[1]["before"] == {"type": "regulatory_region"} and history[2]["before"] == {
+        "description": ""
+    }
 
 
 def test_gene_details_operons_neighbours(ws: Workspace) -> None:
@@ -96,13 +98,18 @@ def test_exports_write_parseable_files(ws: Workspace) -> None:
     assert [len(r) for r in SeqIO.parse(ws.root / fasta, "fasta")] == [120000, 6000]
     gbk = T["export_genbank_format"](ws, filename="exports/g.gbk")["filePath"]
     assert len(next(SeqIO.parse(ws.root / gbk, "genbank")).features) > 100
-    proteins = list(SeqIO.parse(ws.root / T["export_protein_fasta"](ws, filename="p.faa")["filePath"], "fasta"))
+    proteins = list(
+        SeqIO.parse(ws.root / T["export_protein_fasta"](ws, filename="p.faa")["filePath"], "fasta")
+    )
     assert len(proteins) == 42 and all(str(p.seq)[0] == "M" for p in proteins)
-    bed = (ws.root / T["export_bed_format"](ws, filename="g.bed", startPosition=20000, endPosition=26000)["filePath"])
+    bed = (
+        ws.root
+        / T["export_bed_format"](ws, filename="g.bed", startPosition=20000, endPosition=26000)["filePath"]
+    )
     assert {line.split("\t")[3] for line in bed.read_text().splitlines()[1:]} == {"lacA", "lacY", "lacZ"}
     view = T["export_current_view_fasta"](ws, filename="v.fa")
     assert view["region"] == "SYN01:35001-36000"
-    gff = (ws.root / T["export_gff_annotations"](ws, filename="o.gff3", featureTypes=["operon"])["filePath"])
+    gff = ws.root / T["export_gff_annotations"](ws, filename="o.gff3", featureTypes=["operon"])["filePath"]
     assert len(gff.read_text().splitlines()) == 1 + 7  # header + the seven operons
     shot = T["capture_screenshot"](ws, filePath="shots/a.svg")["filePath"]
     assert T["open_image_file"](ws, filePath=shot)["opened"] == "shots/a.svg"
@@ -126,7 +133,9 @@ def test_local_blast_finds_the_source(ws: Workspace) -> None:
     T["blast_create_db_from_genome"](ws, dbName="syn_nt")
     query = ws.subseq("SYN01", 35955, 36400)
     hits = T["blast_search_local"](ws, sequence=query, database="syn_nt")["hits"]
-    assert hits[0]["subjectStart"] == 35955 and hits[0]["subjectEnd"] == 36400 and hits[0]["identity"] == 100.0
+    assert (
+        hits[0]["subjectStart"] == 35955 and hits[0]["subjectEnd"] == 36400 and hits[0]["identity"] == 100.0
+    )
     T["blast_create_protein_db_from_genome"](ws, dbName="syn_prot")
     recA = next(f for f in ws.base_features if f["type"] == "CDS" and f["name"] == "recA")["translation"]
     result = T["blast_search_local"](ws, sequence=recA[10:70], database="syn_prot", blastType="blastp")
@@ -170,7 +179,11 @@ def test_tabs_tasks_tracks_and_ui(ws: Workspace) -> None:
 
 
 def test_navigation_moves_the_view(ws: Workspace) -> None:
-    assert T["navigate_to_position"](ws, position=40000) == {"chromosome": "SYN01", "start": 39500, "end": 40499}
+    assert T["navigate_to_position"](ws, position=40000) == {
+        "chromosome": "SYN01",
+        "start": 39500,
+        "end": 40499,
+    }
     assert T["zoom_in"](ws, factor=4)["end"] - ws.view["start"] + 1 == 250
     T["zoom_to_gene"](ws, geneName="recA", padding=500)
     recA = next(f for f in ws.base_features if f["type"] == "gene" and f["name"] == "recA")

@@ -9,7 +9,9 @@ TIERS = ("native-function-contract", "real-tool-execution", "task-completion-exe
 
 
 def run(model, tmp_path, **kw):
-    return callbench.run("starter", model, "all", out_dir=tmp_path / model.replace(":", "_"), progress="quiet", **kw)
+    return callbench.run(
+        "starter", model, "all", out_dir=tmp_path / model.replace(":", "_"), progress="quiet", **kw
+    )
 
 
 def test_oracle_passes_every_starter_case_in_every_tier(tmp_path):
@@ -60,6 +62,11 @@ def test_each_noisy_mutation_is_caught_with_its_reason_code(tmp_path, mutation):
 def test_noisy_is_seeded(tmp_path):
     a = run("noisy:5", tmp_path / "a")
     b = run("noisy:5", tmp_path / "b")
-    pick = lambda res: [(r.key, r.trace.rounds[0].model if r.trace.rounds else None) for r in  # noqa: E731
-                        sorted(res.records, key=lambda r: r.key)]
+
+    def pick(res):
+        return [
+            (r.key, r.trace.rounds[0].model if r.trace.rounds else None)
+            for r in sorted(res.records, key=lambda r: r.key)
+        ]
+
     assert pick(a) == pick(b)

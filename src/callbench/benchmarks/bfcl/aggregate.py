@@ -24,8 +24,10 @@ def category_counts(rows: Iterable[tuple[str, bool]]) -> dict[str, dict[str, Any
     for category, passed in rows:
         tally[category][0] += int(passed)
         tally[category][1] += 1
-    return {name: {"accuracy": good / total, "correct_count": good, "total_count": total}
-            for name, (good, total) in sorted(tally.items())}
+    return {
+        name: {"accuracy": good / total, "correct_count": good, "total_count": total}
+        for name, (good, total) in sorted(tally.items())
+    }
 
 
 def _get(per: dict[str, dict[str, Any]], name: str, missing: set[str]) -> tuple[float, int]:
@@ -80,6 +82,11 @@ def differences(pairs: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, A
     for key, details in pairs:
         bfcl = details.get("bfcl", {})
         if "faithful_passed" in bfcl and bfcl["faithful_passed"] != bfcl.get("passed"):
-            out.append({"key": key, "faithful": bfcl.get("faithful_error_type") or "pass",
-                        "improved": bfcl.get("error_type") or "pass"})
+            out.append(
+                {
+                    "key": key,
+                    "faithful": bfcl.get("faithful_error_type") or "pass",
+                    "improved": bfcl.get("error_type") or "pass",
+                }
+            )
     return out

@@ -19,9 +19,14 @@ from callbench.errors import UserError
 
 BACKEND_PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 CLASS_MODULES = {
-    "GorillaFileSystem": "gorilla_file_system", "MathAPI": "math_api", "MessageAPI": "message_api",
-    "TwitterAPI": "posting_api", "TicketAPI": "ticket_api", "TradingBot": "trading_bot",
-    "TravelAPI": "travel_booking", "VehicleControlAPI": "vehicle_control",
+    "GorillaFileSystem": "gorilla_file_system",
+    "MathAPI": "math_api",
+    "MessageAPI": "message_api",
+    "TwitterAPI": "posting_api",
+    "TicketAPI": "ticket_api",
+    "TradingBot": "trading_bot",
+    "TravelAPI": "travel_booking",
+    "VehicleControlAPI": "vehicle_control",
 }
 STATELESS = ("MathAPI",)
 BLOCKED = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
@@ -36,9 +41,12 @@ def backend_class(class_name: str) -> type:
         module = importlib.import_module(f"{BACKEND_PACKAGE}.{CLASS_MODULES[class_name]}")
     except ModuleNotFoundError as exc:
         if exc.name and not exc.name.startswith("bfcl_eval"):
-            raise UserError(f"bfcl multi-turn backend {class_name} needs {exc.name!r}: "
-                            "pip install 'callbench[bfcl]'") from exc
-        raise UserError("bfcl multi-turn needs the bfcl-eval package: pip install --no-deps bfcl-eval") from exc
+            raise UserError(
+                f"bfcl multi-turn backend {class_name} needs {exc.name!r}: pip install 'callbench[bfcl]'"
+            ) from exc
+        raise UserError(
+            "bfcl multi-turn needs the bfcl-eval package: pip install --no-deps bfcl-eval"
+        ) from exc
     return getattr(module, class_name)
 
 
@@ -51,7 +59,9 @@ class World:
         for class_name in involved:
             instance = backend_class(class_name)()
             if class_name not in STATELESS:
-                instance._load_scenario(copy.deepcopy(initial_config.get(class_name, {})), long_context=long_context)
+                instance._load_scenario(
+                    copy.deepcopy(initial_config.get(class_name, {})), long_context=long_context
+                )
             self.instances[class_name] = instance
             for name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
                 if not name.startswith("_"):

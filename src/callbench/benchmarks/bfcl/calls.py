@@ -22,8 +22,14 @@ from callbench.benchmarks.bfcl.options import BfclOptions, Check, Language
 from callbench.benchmarks.bfcl.values import check_dict, check_list, check_list_of_dicts, check_string
 
 PYTHON_TYPES: dict[str, type] = {
-    "string": str, "integer": int, "float": float, "boolean": bool,
-    "array": list, "tuple": list, "dict": dict, "any": str,
+    "string": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "any": str,
 }
 _PY_NESTED = ("array", "tuple")
 _COLLECTIONS = ("Array", "ArrayList", "array")
@@ -36,20 +42,27 @@ def expected_name(name: str, options: BfclOptions) -> str:
     return name
 
 
-def check_call(doc: dict[str, Any], call: dict[str, Any], answer: dict[str, Any],
-               language: Language, options: BfclOptions) -> Check:
+def check_call(
+    doc: dict[str, Any],
+    call: dict[str, Any],
+    answer: dict[str, Any],
+    language: Language,
+    options: BfclOptions,
+) -> Check:
     """Check one decoded model call ``{name: {param: value}}`` against one acceptable call."""
     accepted = next(iter(answer.values()))
     name = expected_name(doc["name"], options)
     properties = doc["parameters"]["properties"]
     if name not in call:
-        return Check.fail("simple_function_checker:wrong_func_name",
-                          f"Function name {name!r} not found in model output.")
+        return Check.fail(
+            "simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output."
+        )
     given = call[name]
     for param in doc["parameters"]["required"]:
         if param not in given:
-            return Check.fail("simple_function_checker:missing_required",
-                              f"Missing required parameter: {param!r}.")
+            return Check.fail(
+                "simple_function_checker:missing_required", f"Missing required parameter: {param!r}."
+            )
     for param, value in given.items():
         if param not in properties or param not in accepted:
             return Check.fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
@@ -58,13 +71,21 @@ def check_call(doc: dict[str, Any], call: dict[str, Any], answer: dict[str, Any]
             return verdict
     for param, values in accepted.items():
         if param not in given and "" not in values:
-            return Check.fail("simple_function_checker:missing_optional",
-                              f"Optional parameter {param!r} not provided and not marked as optional.")
+            return Check.fail(
+                "simple_function_checker:missing_optional",
+                f"Optional parameter {param!r} not provided and not marked as optional.",
+            )
     return Check.ok()
 
 
-def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[Any],
-                 language: Language, options: BfclOptions) -> Check:
+def _check_param(
+    param: str,
+    value: Any,
+    spec: dict[str, Any],
+    accepted: list[Any],
+    language: Language,
+    options: BfclOptions,
+) -> Check:
     declared = spec["type"]
     nested: type | None = None
     if language == "python":
@@ -80,8 +101,11 @@ def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[An
         expected = table[declared]
         if type(value) is not str:
             kind = "java" if language == "java" else "js"
-            return Check.fail(f"type_error:{kind}", f"Incorrect type for parameter {param!r}. Expected type "
-                              f"String, got {type(value).__name__}. Parameter value: {value!r}.")
+            return Check.fail(
+                f"type_error:{kind}",
+                f"Incorrect type for parameter {param!r}. Expected type "
+                f"String, got {type(value).__name__}. Parameter value: {value!r}.",
+            )
         rules = literal_rules(options)
         if declared in _COLLECTIONS:
             item_type = spec["items"]["type"]
@@ -101,8 +125,10 @@ def _check_param(param: str, value: Any, spec: dict[str, Any], accepted: list[An
         if special is not None:
             return special
     if value not in accepted:
-        return Check.fail("value_error:others",
-                          f"Invalid value for parameter {param!r}: {value!r}. Expected one of {accepted}.")
+        return Check.fail(
+            "value_error:others",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {accepted}.",
+        )
     return Check.ok()
 
 
@@ -110,8 +136,11 @@ def literal_rules(options: BfclOptions) -> LiteralRules:
     """How Java/JavaScript literals are read under ``options`` (BFCL's readers in faithful mode)."""
     if not options.improved:
         return FAITHFUL
-    return LiteralRules(quoted_elements=options.java_array_quotes, typed_any=options.java_any_elements,
-                        int_valued_floats=options.int_valued_floats)
+    return LiteralRules(
+        quoted_elements=options.java_array_quotes,
+        typed_any=options.java_any_elements,
+        int_valued_floats=options.int_valued_floats,
+    )
 
 
 def _python_widen(value: Any, declared: str, accepted: list[Any], options: BfclOptions) -> Any:
@@ -119,7 +148,12 @@ def _python_widen(value: Any, declared: str, accepted: list[Any], options: BfclO
     if options.int_valued_floats and declared == "integer" and type(value) is float and value.is_integer():
         return int(value)
     string_answer = any(type(item) is str and item != "" for item in accepted)  # then a string is data
-    if options.numeric_strings and declared in ("integer", "float") and type(value) is str and not string_answer:
+    if (
+        options.numeric_strings
+        and declared in ("integer", "float")
+        and type(value) is str
+        and not string_answer
+    ):
         return _parse_number(value, declared)
     return value
 
@@ -134,8 +168,9 @@ def _parse_number(text: str, declared: str) -> Any:
     return number
 
 
-def _special_value_check(param: str, value: Any, accepted: list[Any], expected: type,
-                         nested: type | None) -> Check | None:
+def _special_value_check(
+    param: str, value: Any, accepted: list[Any], expected: type, nested: type | None
+) -> Check | None:
     if expected is dict:
         return check_dict(param, value, accepted)
     if expected is list and nested is dict:
@@ -165,8 +200,9 @@ def _answer_type(accepted: list[Any]) -> type | None:
     return None
 
 
-def check_type(param: str, value: Any, accepted: list[Any], declared: str, expected: type,
-               nested: type | None) -> TypeCheck:
+def check_type(
+    param: str, value: Any, accepted: list[Any], declared: str, expected: type, nested: type | None
+) -> TypeCheck:
     """BFCL's type rule: exact Python type, or the type of the first non-optional answer.
 
     When the answer's type differs from the declared one, BFCL treats the answer as a
@@ -183,8 +219,10 @@ def check_type(param: str, value: Any, accepted: list[Any], declared: str, expec
                 check_type(param, item, candidate, str(nested), nested, None).valid for item in value
             ):
                 return result
-        message = (f"Nested type checking failed for parameter {param!r}. Expected outer type {declared} with "
-                   f"inner type {nested}. Parameter value: {value!r}.")
+        message = (
+            f"Nested type checking failed for parameter {param!r}. Expected outer type {declared} with "
+            f"inner type {nested}. Parameter value: {value!r}."
+        )
         failed = TypeCheck(False, "type_error:nested", [message])
         if answer_type is not None and type(value) is answer_type:
             failed.is_variable = True
@@ -198,6 +236,8 @@ def check_type(param: str, value: Any, accepted: list[Any], declared: str, expec
 def _type_error(param: str, value: Any, declared: str, result: TypeCheck) -> TypeCheck:
     result.valid = False
     result.error_type = "type_error:simple"
-    result.errors.append(f"Incorrect type for parameter {param!r}. Expected type {declared}, got "
-                         f"{type(value).__name__}. Parameter value: {value!r}.")
+    result.errors.append(
+        f"Incorrect type for parameter {param!r}. Expected type {declared}, got "
+        f"{type(value).__name__}. Parameter value: {value!r}."
+    )
     return result

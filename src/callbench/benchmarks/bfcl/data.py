@@ -15,10 +15,23 @@ from typing import Any
 from callbench.errors import UserError
 
 VERSION_PREFIX = "BFCL_v4"
-NON_LIVE = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
-            "parallel_multiple", "irrelevance")
-LIVE = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
-        "live_irrelevance", "live_relevance")
+NON_LIVE = (
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+)
+LIVE = (
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+    "live_relevance",
+)
 SINGLE_TURN = NON_LIVE + LIVE
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 GROUPS: dict[str, tuple[str, ...]] = {

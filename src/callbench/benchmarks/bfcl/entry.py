@@ -52,8 +52,9 @@ def is_call_list(decoded: Any) -> bool:
     """BFCL's format test: a list of one-key dicts whose value is a dict."""
     if type(decoded) is not list:
         return False
-    return all(type(item) is dict and len(item) == 1 and type(next(iter(item.values()))) is dict
-               for item in decoded)
+    return all(
+        type(item) is dict and len(item) == 1 and type(next(iter(item.values()))) is dict for item in decoded
+    )
 
 
 def has_calls(decoded: Any) -> bool:
@@ -63,9 +64,16 @@ def has_calls(decoded: Any) -> bool:
     return not (len(decoded) == 1 and len(decoded[0]) == 0)
 
 
-def judge_entry(category: str, functions: list[dict[str, Any]], result: Any,
-                ground_truth: list[dict[str, Any]] | None, options: BfclOptions, *,
-                entry_id: str | None = None, applied: list[str] | None = None) -> Check:
+def judge_entry(
+    category: str,
+    functions: list[dict[str, Any]],
+    result: Any,
+    ground_truth: list[dict[str, Any]] | None,
+    options: BfclOptions,
+    *,
+    entry_id: str | None = None,
+    applied: list[str] | None = None,
+) -> Check:
     """Judge one stored BFCL result for a single-turn entry.
 
     Args:
@@ -91,7 +99,9 @@ def judge_entry(category: str, functions: list[dict[str, Any]], result: Any,
     except DecodeError as exc:
         return Check.fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
     if not is_call_list(decoded):
-        return Check.fail("ast_decoder:decoder_wrong_output_format", "Did not output in the specified format.")
+        return Check.fail(
+            "ast_decoder:decoder_wrong_output_format", "Did not output in the specified format."
+        )
     try:
         return judge_calls(category, functions, decoded, ground_truth or [], options)
     except (UnsupportedLiteralType, KeyError, TypeError, AttributeError, IndexError) as exc:
@@ -106,17 +116,25 @@ def _judge_relevance(category: str, result: Any) -> Check:
         called = False
     if "irrelevance" in category:
         if called:
-            return Check.fail("irrelevance_error:decoder_success",
-                              "Valid syntax. Successfully decode AST when it should not.")
+            return Check.fail(
+                "irrelevance_error:decoder_success",
+                "Valid syntax. Successfully decode AST when it should not.",
+            )
         return Check.ok()
     if not called:
-        return Check.fail("relevance_error:decoder_failed",
-                          "Invalid syntax. Failed to decode AST when it should have.")
+        return Check.fail(
+            "relevance_error:decoder_failed", "Invalid syntax. Failed to decode AST when it should have."
+        )
     return Check.ok()
 
 
-def judge_calls(category: str, functions: list[dict[str, Any]], calls: list[dict[str, Any]],
-                ground_truth: list[dict[str, Any]], options: BfclOptions) -> Check:
+def judge_calls(
+    category: str,
+    functions: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
+    ground_truth: list[dict[str, Any]],
+    options: BfclOptions,
+) -> Check:
     """Dispatch decoded calls to BFCL's simple / multiple / parallel rules by category name."""
     language = language_of(category)
     if "parallel" in category:
@@ -158,9 +176,11 @@ def _parallel_greedy(functions, calls, ground_truth, language, options) -> Check
                 break
         if not found:
             free = [index for index in range(len(calls)) if index not in used]
-            return Check.fail("parallel_function_checker_no_order:cannot_find_match",
-                              f"Could not find a matching function among index {free} of model output "
-                              f"for index {position} of possible answers.")
+            return Check.fail(
+                "parallel_function_checker_no_order:cannot_find_match",
+                f"Could not find a matching function among index {free} of model output "
+                f"for index {position} of possible answers.",
+            )
     return Check.ok()
 
 
@@ -169,13 +189,20 @@ def _parallel_assignment(functions, calls, ground_truth, language, options) -> C
     fits: list[list[int]] = []
     for answer in ground_truth:
         doc = find_doc(functions, next(iter(answer)))
-        fits.append([index for index, call in enumerate(calls)
-                     if check_call(doc, call, answer, language, options).valid])
+        fits.append(
+            [
+                index
+                for index, call in enumerate(calls)
+                if check_call(doc, call, answer, language, options).valid
+            ]
+        )
     owner: dict[int, int] = {}
     for position in range(len(ground_truth)):
         if not _augment(position, fits, owner, set()):
-            return Check.fail("parallel_function_checker_no_order:cannot_find_match",
-                              f"No assignment of model calls covers expected call {position}.")
+            return Check.fail(
+                "parallel_function_checker_no_order:cannot_find_match",
+                f"No assignment of model calls covers expected call {position}.",
+            )
     return Check.ok()
 
 

@@ -46,8 +46,13 @@ class BfclMultiTurnSession(ExecutorSession):
         """Execute one call; backend errors come back as BFCL's error text."""
         text = self.world.call(name, (), arguments)
         failed = text.startswith(ERROR_PREFIX)
-        return ToolOutcome(ok=not failed, result=text, error=text if failed else None, content=text,
-                           annotations={"bfcl_turn": self.turn})
+        return ToolOutcome(
+            ok=not failed,
+            result=text,
+            error=text if failed else None,
+            content=text,
+            annotations={"bfcl_turn": self.turn},
+        )
 
     async def after_turn(self, had_calls: bool) -> TurnDirective:
         """Count steps, end turns, hand the conversation the next user turn."""
@@ -66,13 +71,21 @@ class BfclMultiTurnSession(ExecutorSession):
         added = tuple(contract_from_doc(doc, self.category) for doc in self.withheld.get(str(self.turn), ()))
         if added:
             messages = [{"role": "user", "content": ADDED_FUNCTIONS_PROMPT}]
-        return TurnDirective(action="continue", offer=added,
-                             messages=tuple(Message(role=m["role"], content=m.get("content") or "") for m in messages))
+        return TurnDirective(
+            action="continue",
+            offer=added,
+            messages=tuple(Message(role=m["role"], content=m.get("content") or "") for m in messages),
+        )
 
     def snapshot(self) -> dict[str, Any]:
         """Turn bookkeeping for the scorer (JSON-safe)."""
-        return {"bfcl": {"round_turns": list(self.round_turns), "force_quit": self.force_quit,
-                         "turns_total": 1 + len(self.later_turns)}}
+        return {
+            "bfcl": {
+                "round_turns": list(self.round_turns),
+                "force_quit": self.force_quit,
+                "turns_total": 1 + len(self.later_turns),
+            }
+        }
 
 
 class BfclMultiTurnExecutor(Executor):

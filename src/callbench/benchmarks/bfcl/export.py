@@ -71,11 +71,18 @@ def result_line(record: CaseRecord, underscore_to_dot: bool) -> dict[str, Any]:
         result = single_turn_result(record, underscore_to_dot)
     usage = record.trace.usage
     latency = sum((info.latency_ms or 0.0) for info in record.trace.rounds) / 1000
-    return {"id": record.case_id, "result": result, "input_token_count": usage.input_tokens,
-            "output_token_count": usage.output_tokens, "latency": latency}
+    return {
+        "id": record.case_id,
+        "result": result,
+        "input_token_count": usage.input_tokens,
+        "output_token_count": usage.output_tokens,
+        "latency": latency,
+    }
 
 
-def export_run(run_dir: Path, out: Path, model: str = DEFAULT_MODEL, underscore_to_dot: bool = True) -> list[Path]:
+def export_run(
+    run_dir: Path, out: Path, model: str = DEFAULT_MODEL, underscore_to_dot: bool = True
+) -> list[Path]:
     """Write BFCL result files for every ``bfcl`` record of the run; returns the files written."""
     records = [r for r in latest_records(read_records(run_dir)) if r.suite == "bfcl" and r.trial == 1]
     if not records:

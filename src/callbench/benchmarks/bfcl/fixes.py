@@ -26,15 +26,21 @@ from callbench.benchmarks.bfcl.options import BfclOptions
 QUESTION_VALUES: dict[str, dict[str, dict[str, list[Any]]]] = {
     # "...a one-way Economy class flight ticket from LA to New York...": the answer accepts only "".
     # The doc takes "the IATA airport code or the name of the city".
-    "live_multiple_507-149-4": {"Flights_4_SearchOnewayFlight": {"origin_airport": ["LA", "LAX", "Los Angeles"]}},
+    "live_multiple_507-149-4": {
+        "Flights_4_SearchOnewayFlight": {"origin_airport": ["LA", "LAX", "Los Angeles"]}
+    },
 }
 """Values stated by an entry's question for a required parameter whose answer has none."""
 
 _ARRAY_TYPES = ("array", "tuple", "Array", "ArrayList")
 
 
-def fix_answer(entry_id: str | None, functions: list[dict[str, Any]], ground_truth: list[dict[str, Any]],
-               options: BfclOptions) -> tuple[list[dict[str, Any]], list[str]]:
+def fix_answer(
+    entry_id: str | None,
+    functions: list[dict[str, Any]],
+    ground_truth: list[dict[str, Any]],
+    options: BfclOptions,
+) -> tuple[list[dict[str, Any]], list[str]]:
     """The possible answer with the enabled corrections applied, and the names of those that acted."""
     if not options.improved or not ground_truth:
         return ground_truth, []
@@ -47,12 +53,20 @@ def fix_answer(entry_id: str | None, functions: list[dict[str, Any]], ground_tru
         if doc is None or not isinstance(params, dict):
             fixed.append(call)  # BFCL cannot judge this either (reported as a checker crash)
             continue
-        fixed.append({name: _fix_params(entry_id, name, doc.get("parameters") or {}, params, options, applied)})
+        fixed.append(
+            {name: _fix_params(entry_id, name, doc.get("parameters") or {}, params, options, applied)}
+        )
     return fixed, list(dict.fromkeys(applied))
 
 
-def _fix_params(entry_id: str | None, name: str, spec: dict[str, Any], params: dict[str, list[Any]],
-                options: BfclOptions, applied: list[str]) -> dict[str, list[Any]]:
+def _fix_params(
+    entry_id: str | None,
+    name: str,
+    spec: dict[str, Any],
+    params: dict[str, list[Any]],
+    options: BfclOptions,
+    applied: list[str],
+) -> dict[str, list[Any]]:
     properties = spec.get("properties") or {}
     required = [param for param in spec.get("required") or [] if param in properties]
     out = dict(params)

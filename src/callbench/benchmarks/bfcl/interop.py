@@ -25,8 +25,13 @@ def default_score_dir(folder: Path, mode: str) -> Path:
     return result_dir.parent / ("score-callbench" + ("-improved" if mode == "improved" else ""))
 
 
-def score_bfcl_results(folder: Path, data: Path | None = None, mode: str = "faithful",
-                       name_convention: str | None = None, score_dir: Path | None = None) -> dict:
+def score_bfcl_results(
+    folder: Path,
+    data: Path | None = None,
+    mode: str = "faithful",
+    name_convention: str | None = None,
+    score_dir: Path | None = None,
+) -> dict:
     """Score BFCL result files, print per-model, per-category accuracy (BFCL's method) and write
     per-entry score files and records under ``score_dir``."""
     from callbench.benchmarks.bfcl.outputs import write_runs, write_score_files
@@ -34,13 +39,19 @@ def score_bfcl_results(folder: Path, data: Path | None = None, mode: str = "fait
 
     if mode not in ("faithful", "improved"):
         raise UserError(f"--mode must be faithful or improved, not {mode!r}")
-    report = score_results(folder, data=data, options=BfclOptions(mode=mode),  # type: ignore[arg-type]
-                           name_convention=name_convention)
+    report = score_results(
+        folder,
+        data=data,
+        options=BfclOptions(mode=mode),  # type: ignore[arg-type]
+        name_convention=name_convention,
+    )
     console = Console()
     for result in report["files"]:
         if result.total and result.text_results > result.total / 2 and "relevance" not in result.category:
-            console.print(f"warning: {result.path}: {result.text_results} of {result.total} results are plain text; "
-                          "only FC-format files ([{name: \"<JSON>\"}]) can be scored, not prompt-mode output")
+            console.print(
+                f"warning: {result.path}: {result.text_results} of {result.total} results are plain text; "
+                'only FC-format files ([{name: "<JSON>"}]) can be scored, not prompt-mode output'
+            )
     for model, figures in report["models"].items():
         _print_model(console, model, figures, mode)
     out = score_dir or default_score_dir(folder, mode)
@@ -64,10 +75,14 @@ def _print_model(console: Console, model: str, figures: dict, mode: str) -> None
     console.print(table)
     if "faithful_vs_improved" in figures:
         changed = figures["faithful_vs_improved"]
-        console.print(f"{len(changed)} entries differ from the faithful verdict"
-                      + (": " + ", ".join(item["id"] for item in changed[:20]) if changed else ""))
+        console.print(
+            f"{len(changed)} entries differ from the faithful verdict"
+            + (": " + ", ".join(item["id"] for item in changed[:20]) if changed else "")
+        )
     if figures["summary"]["missing"]:
-        console.print(f"missing categories (count as 0 in summaries): {', '.join(figures['summary']['missing'])}")
+        console.print(
+            f"missing categories (count as 0 in summaries): {', '.join(figures['summary']['missing'])}"
+        )
 
 
 def export_bfcl_run(run_dir: Path, out: Path, model: str, name_convention: str | None) -> list[Path]:
@@ -81,14 +96,21 @@ def export_bfcl_run(run_dir: Path, out: Path, model: str, name_convention: str |
 
     explicit = check_convention(name_convention)
     convention = convention_for(model, explicit)
-    if model_for_folder(model) is not None and explicit is not None \
-            and (explicit == "underscored") != convention.underscore_to_dot:
+    if (
+        model_for_folder(model) is not None
+        and explicit is not None
+        and (explicit == "underscored") != convention.underscore_to_dot
+    ):
         expected = "underscored" if convention.underscore_to_dot else "dotted"
-        raise UserError(f"--name-convention {explicit} contradicts {model}'s BFCL config ({expected} names); "
-                        "drop the option or choose another --model")
+        raise UserError(
+            f"--name-convention {explicit} contradicts {model}'s BFCL config ({expected} names); "
+            "drop the option or choose another --model"
+        )
     written = export_run(run_dir, out, model, convention.underscore_to_dot)
     for path in written:
         print(path)
-    print(f"score them with: BFCL_PROJECT_ROOT={out.parent} bfcl evaluate --model {model} "
-          f"--test-category <categories> --partial-eval")
+    print(
+        f"score them with: BFCL_PROJECT_ROOT={out.parent} bfcl evaluate --model {model} "
+        f"--test-category <categories> --partial-eval"
+    )
     return written

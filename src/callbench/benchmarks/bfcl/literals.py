@@ -55,15 +55,35 @@ class JavaName:
     def __repr__(self) -> str:
         return f"<variable {self.text}>"
 
+
 JAVA_TYPES: dict[str, type] = {
-    "byte": int, "short": int, "integer": int, "long": int,
-    "float": float, "double": float, "boolean": bool, "char": str,
-    "Array": list, "ArrayList": list, "Queue": list, "Stack": list,
-    "Set": set, "HashMap": dict, "Hashtable": dict, "String": str, "any": str,
+    "byte": int,
+    "short": int,
+    "integer": int,
+    "long": int,
+    "float": float,
+    "double": float,
+    "boolean": bool,
+    "char": str,
+    "Array": list,
+    "ArrayList": list,
+    "Queue": list,
+    "Stack": list,
+    "Set": set,
+    "HashMap": dict,
+    "Hashtable": dict,
+    "String": str,
+    "any": str,
 }
 JS_TYPES: dict[str, type] = {
-    "String": str, "integer": int, "float": float, "Bigint": int,
-    "Boolean": bool, "dict": dict, "array": list, "any": str,
+    "String": str,
+    "integer": int,
+    "float": float,
+    "Bigint": int,
+    "Boolean": bool,
+    "dict": dict,
+    "array": list,
+    "any": str,
 }
 
 _INT = re.compile(r"^-?\d+$")
@@ -152,7 +172,7 @@ def _java_text_element(text: str, nested: str) -> Any:
     """A String/char element read as Java reads it: a quoted literal, else a variable."""
     quote = "'" if nested == "char" else '"'
     if len(text) >= 2 and text[0] == quote and text[-1] == quote:
-        return text[1:-1].replace('\\' + quote, quote)
+        return text[1:-1].replace("\\" + quote, quote)
     return JavaName(text)
 
 

@@ -81,11 +81,12 @@ def registered_models() -> dict[str, ModelInfo]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Dict):
             continue
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=False):
             if isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_config_call(value):
                 fields = {**defaults, **_literal_keywords(value)}  # type: ignore[arg-type]
-                models[key.value] = ModelInfo(key.value, bool(fields["is_fc_model"]),
-                                              bool(fields["underscore_to_dot"]))
+                models[key.value] = ModelInfo(
+                    key.value, bool(fields["is_fc_model"]), bool(fields["underscore_to_dot"])
+                )
     return models
 
 
@@ -94,8 +95,11 @@ def _is_config_call(node: ast.AST | None) -> bool:
 
 
 def _literal_keywords(call: ast.Call) -> dict[str, object]:
-    return {kw.arg: kw.value.value for kw in call.keywords
-            if kw.arg in _FIELDS and isinstance(kw.value, ast.Constant)}
+    return {
+        kw.arg: kw.value.value
+        for kw in call.keywords
+        if kw.arg in _FIELDS and isinstance(kw.value, ast.Constant)
+    }
 
 
 def _dataclass_defaults(tree: ast.Module) -> dict[str, object]:
@@ -104,8 +108,12 @@ def _dataclass_defaults(tree: ast.Module) -> dict[str, object]:
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == "ModelConfig":
             for item in node.body:
-                if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
-                        and item.target.id in _FIELDS and isinstance(item.value, ast.Constant)):
+                if (
+                    isinstance(item, ast.AnnAssign)
+                    and isinstance(item.target, ast.Name)
+                    and item.target.id in _FIELDS
+                    and isinstance(item.value, ast.Constant)
+                ):
                     defaults[item.target.id] = item.value.value
     return defaults
 
@@ -144,5 +152,6 @@ def convention_for(model: str, explicit: str | None) -> Convention:
         raise UserError(
             f"model {model!r} is not registered in {where}, so its function-name convention is unknown: "
             "pass --name-convention underscored (names like math_factorial, as OpenAI-style FC models send) "
-            "or --name-convention dotted (names as in the docs, math.factorial)")
+            "or --name-convention dotted (names as in the docs, math.factorial)"
+        )
     return Convention(explicit == "underscored", FROM_OPTION)

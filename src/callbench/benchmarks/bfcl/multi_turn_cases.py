@@ -22,9 +22,13 @@ from callbench.types.messages import Message
 STEP_LIMIT = 20
 """BFCL's MAXIMUM_STEP_LIMIT: more tool-calling steps than this in one turn force-quit the entry."""
 DOC_FILES = {
-    "GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json",
-    "MessageAPI": "message_api.json", "TwitterAPI": "posting_api.json", "TicketAPI": "ticket_api.json",
-    "TradingBot": "trading_bot.json", "TravelAPI": "travel_booking.json",
+    "GorillaFileSystem": "gorilla_file_system.json",
+    "MathAPI": "math_api.json",
+    "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json",
+    "TicketAPI": "ticket_api.json",
+    "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json",
     "VehicleControlAPI": "vehicle_control.json",
 }
 MULTI_TURN_TIMEOUT_S = 900.0
@@ -75,7 +79,7 @@ def gold_steps(involved: list[str], truth: list[list[str]]) -> list[ExpectedStep
     for turn, calls in enumerate(truth):
         for text in calls:
             name, args, kwargs = parse_call(text)
-            arguments = {**dict(zip(signatures.get(name, []), args)), **kwargs}
+            arguments = {**dict(zip(signatures.get(name, []), args, strict=False)), **kwargs}
             steps.append(ExpectedStep(tool=name, arguments=arguments, turn=turn))
     return steps
 
@@ -86,11 +90,15 @@ def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str
     turns = entry["question"]
     first = [Message(role=m["role"], content=m.get("content") or "") for m in turns[0]]
     return Case(
-        id=entry["id"], category=category, messages=first,
+        id=entry["id"],
+        category=category,
+        messages=first,
         tools=[contract_from_doc(doc, category) for doc in docs],
         expected=gold_steps(entry["involved_classes"], truth),
-        executor="bfcl-multi-turn", harness_guidance=False,
-        max_rounds=(STEP_LIMIT + 2) * len(turns), timeout_s=MULTI_TURN_TIMEOUT_S,
+        executor="bfcl-multi-turn",
+        harness_guidance=False,
+        max_rounds=(STEP_LIMIT + 2) * len(turns),
+        timeout_s=MULTI_TURN_TIMEOUT_S,
         executor_config={
             "involved_classes": entry["involved_classes"],
             "initial_config": entry.get("initial_config", {}),
@@ -100,6 +108,8 @@ def multi_turn_case(entry: dict[str, Any], truth: list[list[str]], category: str
         },
         # oracle_turns: user turns in the conversation; a turn-aware gold player emits the steps of
         # turn t, then a text-only round, for t in range(oracle_turns) (see docs/bfcl.md).
-        metadata={"bfcl": {"category": category_of(entry["id"]), "ground_truth": truth},
-                  "oracle_turns": len(turns)},
+        metadata={
+            "bfcl": {"category": category_of(entry["id"]), "ground_truth": truth},
+            "oracle_turns": len(turns),
+        },
     )

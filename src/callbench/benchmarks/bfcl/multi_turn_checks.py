@@ -42,18 +42,27 @@ class MultiTurnOutcome:
         return sum(judged) / len(judged) if judged else None
 
 
-def check_multi_turn(involved: list[str], initial_config: dict[str, Any], long_context: bool,
-                     model_turns: list[list[list[Call]]], truth: list[list[str]]) -> MultiTurnOutcome:
+def check_multi_turn(
+    involved: list[str],
+    initial_config: dict[str, Any],
+    long_context: bool,
+    model_turns: list[list[list[Call]]],
+    truth: list[list[str]],
+) -> MultiTurnOutcome:
     """Judge decoded model calls (turn -> non-empty steps -> calls) against the ground truth."""
     if len(model_turns) != len(truth):
-        return MultiTurnOutcome(Check.fail("multi_turn:force_terminated",
-                                           f"Model was force-terminated: {len(model_turns)} of {len(truth)} turns."))
+        return MultiTurnOutcome(
+            Check.fail(
+                "multi_turn:force_terminated",
+                f"Model was force-terminated: {len(model_turns)} of {len(truth)} turns.",
+            )
+        )
     model_world = World(involved, initial_config, long_context)
     gold_world = World(involved, initial_config, long_context)
     produced: list[str] = []
     first: Check | None = None
     flags: list[bool | None] = []
-    for index, (steps, gold_calls) in enumerate(zip(model_turns, truth)):
+    for index, (steps, gold_calls) in enumerate(zip(model_turns, truth, strict=False)):
         for step in steps:
             produced.extend(model_world.call(*call) for call in step)
         expected = [gold_world.call(*parse_call(text)) for text in gold_calls]
@@ -67,18 +76,26 @@ def check_multi_turn(involved: list[str], initial_config: dict[str, Any], long_c
     return MultiTurnOutcome(first or Check.ok(), flags)
 
 
-def _turn_check(index: int, steps: list, model_world: World, gold_world: World, produced: list[str],
-                expected: list[str]) -> Check:
+def _turn_check(
+    index: int, steps: list, model_world: World, gold_world: World, produced: list[str], expected: list[str]
+) -> Check:
     if not steps:
-        return Check.fail("multi_turn:empty_turn_model_response", f"Model response list is empty for turn {index}")
+        return Check.fail(
+            "multi_turn:empty_turn_model_response", f"Model response list is empty for turn {index}"
+        )
     for class_name, gold in gold_world.instances.items():
         model = model_world.instances[class_name]
-        differing = [key for key in vars(gold) if not key.startswith("_")
-                     and getattr(model, key, _MISSING) != getattr(gold, key)]
+        differing = [
+            key
+            for key in vars(gold)
+            if not key.startswith("_") and getattr(model, key, _MISSING) != getattr(gold, key)
+        ]
         if differing:
-            return Check.fail("multi_turn:instance_state_mismatch",
-                              f"Model instance for {class_name} does not match the ground truth state "
-                              f"after turn {index} (attributes {differing}).")
+            return Check.fail(
+                "multi_turn:instance_state_mismatch",
+                f"Model instance for {class_name} does not match the ground truth state "
+                f"after turn {index} (attributes {differing}).",
+            )
     remaining = list(produced)
     missing = []
     for item in expected:
@@ -87,8 +104,10 @@ def _turn_check(index: int, steps: list, model_world: World, gold_world: World, 
         else:
             missing.append(item)
     if missing:
-        return Check.fail("multi_turn:execution_response_mismatch",
-                          f"Execution results so far miss ground-truth results of turn {index}: {missing[:3]}")
+        return Check.fail(
+            "multi_turn:execution_response_mismatch",
+            f"Execution results so far miss ground-truth results of turn {index}: {missing[:3]}",
+        )
     return Check.ok()
 
 
@@ -122,8 +141,11 @@ def decode_result_turns(result: Any) -> list[list[list[Call]]] | None:
         for step in turn:
             try:
                 items = [step] if type(step) is dict else step
-                calls = [(name, (), json.loads(value) if type(value) is str else value)
-                         for item in items for name, value in item.items()]
+                calls = [
+                    (name, (), json.loads(value) if type(value) is str else value)
+                    for item in items
+                    for name, value in item.items()
+                ]
             except Exception:  # noqa: BLE001, S112 - BFCL skips an undecodable step
                 continue
             if calls:
@@ -136,10 +158,20 @@ def score_multi_turn(case: Case, trace: Trace, options: BfclOptions) -> Verdict:
     """The ``bfcl`` verdict of a multi-turn case."""
 
     config, meta = case.executor_config, case.metadata["bfcl"]
-    outcome = check_multi_turn(config["involved_classes"], config["initial_config"], config["long_context"],
-                               turns_from_trace(trace), meta["ground_truth"])
-    details = {"category": meta["category"], "passed": outcome.check.valid,
-               "error_type": outcome.check.error_type, "turns": outcome.turns, **options.describe()}
+    outcome = check_multi_turn(
+        config["involved_classes"],
+        config["initial_config"],
+        config["long_context"],
+        turns_from_trace(trace),
+        meta["ground_truth"],
+    )
+    details = {
+        "category": meta["category"],
+        "passed": outcome.check.valid,
+        "error_type": outcome.check.error_type,
+        "turns": outcome.turns,
+        **options.describe(),
+    }
     return to_verdict("bfcl", outcome.check, details, partial=outcome.partial)
 
 
@@ -147,7 +179,16 @@ def judge_multi_result(entry: dict[str, Any], result: Any, truth: list[list[str]
     """Judge a stored BFCL multi-turn FC result for one question entry."""
     turns = decode_result_turns(result)
     if turns is None:
-        return MultiTurnOutcome(Check.fail("multi_turn:inference_error",
-                                           "Error during inference phase: the result is not a list of turns."))
-    return check_multi_turn(entry["involved_classes"], entry.get("initial_config", {}),
-                            "long_context" in entry["id"], turns, truth)
+        return MultiTurnOutcome(
+            Check.fail(
+                "multi_turn:inference_error",
+                "Error during inference phase: the result is not a list of turns.",
+            )
+        )
+    return check_multi_turn(
+        entry["involved_classes"],
+        entry.get("initial_config", {}),
+        "long_context" in entry["id"],
+        turns,
+        truth,
+    )

@@ -10,8 +10,15 @@ Mode = Literal["faithful", "improved"]
 
 
 IMPROVED_SWITCHES: tuple[str, ...] = (
-    "assignment_matching", "numeric_strings", "int_valued_floats", "java_array_quotes", "java_any_elements",
-    "empty_answer_lists", "undocumented_answer_params", "renamed_answer_params", "required_answer_values",
+    "assignment_matching",
+    "numeric_strings",
+    "int_valued_floats",
+    "java_array_quotes",
+    "java_any_elements",
+    "empty_answer_lists",
+    "undocumented_answer_params",
+    "renamed_answer_params",
+    "required_answer_values",
 )
 """Improved-mode switches, each on by default and each can be turned off on its own."""
 

@@ -43,8 +43,9 @@ def gold_dict_list(candidates: list[Any]) -> Any:
     return [gold_dict([item]) if isinstance(item, dict) else item for item in candidate]
 
 
-def gold_arguments(answer_params: dict[str, list[Any]], doc: dict[str, Any], category: str,
-                   rules: LiteralRules = FAITHFUL) -> dict[str, Any]:
+def gold_arguments(
+    answer_params: dict[str, list[Any]], doc: dict[str, Any], category: str, rules: LiteralRules = FAITHFUL
+) -> dict[str, Any]:
     """Arguments of one gold call, rendered for the category's language.
 
     ``rules``: how the scorer reads Java literals (improved mode reads quoted ``String``
@@ -142,8 +143,9 @@ def _js_item(item: Any) -> str:
     return js_literal(item, "any")
 
 
-def gold_calls(entry: dict[str, Any], ground_truth: list[dict[str, Any]], category: str,
-               rules: LiteralRules = FAITHFUL) -> list[tuple[str, dict]]:
+def gold_calls(
+    entry: dict[str, Any], ground_truth: list[dict[str, Any]], category: str, rules: LiteralRules = FAITHFUL
+) -> list[tuple[str, dict]]:
     """(function name, arguments) for every gold call of an entry."""
     docs = {doc["name"]: doc for doc in entry["function"]}
     calls = []

@@ -53,12 +53,22 @@ def group_of(category: str) -> str:
 
 def score_line(model: str, category: str, entry: EntryVerdict) -> dict[str, Any]:
     """One failed entry as a line of a BFCL score file."""
-    line: dict[str, Any] = {"id": entry.id, "model_name": model, "test_category": category, "valid": entry.valid,
-                            "error": entry.errors, "error_type": entry.error_type,
-                            "model_result_raw": entry.result, "possible_answer": entry.answer}
+    line: dict[str, Any] = {
+        "id": entry.id,
+        "model_name": model,
+        "test_category": category,
+        "valid": entry.valid,
+        "error": entry.errors,
+        "error_type": entry.error_type,
+        "model_result_raw": entry.result,
+        "possible_answer": entry.answer,
+    }
     if entry.faithful_valid is not None:
-        line.update(faithful_valid=entry.faithful_valid, faithful_error_type=entry.faithful_error_type,
-                    answer_fixes=entry.fixes)
+        line.update(
+            faithful_valid=entry.faithful_valid,
+            faithful_error_type=entry.faithful_error_type,
+            answer_fixes=entry.fixes,
+        )
     return line
 
 
@@ -66,12 +76,16 @@ def write_score_files(files: list[FileScore], out: Path) -> list[Path]:
     """``<out>/<model>/<group>/BFCL_v4_<category>_score.json`` for every scored file."""
     written = []
     for result in files:
-        target = out / result.model / group_of(result.category) / f"{VERSION_PREFIX}_{result.category}_score.json"
+        target = (
+            out / result.model / group_of(result.category) / f"{VERSION_PREFIX}_{result.category}_score.json"
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
         head = {"accuracy": result.accuracy, "correct_count": result.correct, "total_count": result.total}
         lines = [json.dumps(head)]
-        lines += [json.dumps(score_line(result.model, result.category, entry), default=str)
-                  for entry in result.failures]
+        lines += [
+            json.dumps(score_line(result.model, result.category, entry), default=str)
+            for entry in result.failures
+        ]
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(target)
     return written
@@ -105,34 +119,66 @@ class _Aggregate:
         return {**aggregate_rows(rows), "settings": self.settings}
 
 
-def _header(model: str, run_dir: Path, files: list[FileScore], settings: dict[str, Any], figures: dict[str, Any],
-            result_dir: Path, data: Path | None) -> RunHeader:
+def _header(
+    model: str,
+    run_dir: Path,
+    files: list[FileScore],
+    settings: dict[str, Any],
+    figures: dict[str, Any],
+    result_dir: Path,
+    data: Path | None,
+) -> RunHeader:
     return RunHeader(
-        run_id=run_dir.name, created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        callbench_version=__version__, python_version=platform.python_version(), model=model,
-        harness_mode=HARNESS_MODE, scorers={"bfcl": ["bfcl"]},
-        options={"bfcl": {**settings, "name_convention": figures["name_convention"],
-                          "bfcl_eval_version": bfcl_eval_version(), "result_dir": str(result_dir),
-                          "result_files": [str(item.path) for item in files],
-                          "data": str(data) if data else None}},
+        run_id=run_dir.name,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        callbench_version=__version__,
+        python_version=platform.python_version(),
+        model=model,
+        harness_mode=HARNESS_MODE,
+        scorers={"bfcl": ["bfcl"]},
+        options={
+            "bfcl": {
+                **settings,
+                "name_convention": figures["name_convention"],
+                "bfcl_eval_version": bfcl_eval_version(),
+                "result_dir": str(result_dir),
+                "result_files": [str(item.path) for item in files],
+                "data": str(data) if data else None,
+            }
+        },
     )
 
 
 def entry_record(file: FileScore, entry: EntryVerdict, settings: dict[str, Any]) -> CaseRecord:
     """A callbench record for one judged result line."""
-    details: dict[str, Any] = {"category": file.category, "passed": entry.valid, "error_type": entry.error_type,
-                               **settings, "underscore_to_dot": file.convention.underscore_to_dot}
+    details: dict[str, Any] = {
+        "category": file.category,
+        "passed": entry.valid,
+        "error_type": entry.error_type,
+        **settings,
+        "underscore_to_dot": file.convention.underscore_to_dot,
+    }
     if entry.faithful_valid is not None:
-        details.update(faithful_passed=entry.faithful_valid, faithful_error_type=entry.faithful_error_type,
-                       answer_fixes=entry.fixes)
+        details.update(
+            faithful_passed=entry.faithful_valid,
+            faithful_error_type=entry.faithful_error_type,
+            answer_fixes=entry.fixes,
+        )
     if entry.turns is not None:
         details["turns"] = entry.turns
     judged = [flag for flag in entry.turns or [] if flag is not None]
     partial = sum(judged) / len(judged) if judged else None
-    verdict = to_verdict("bfcl", Check(entry.valid, entry.error_type, list(entry.errors)), details, partial=partial)
+    verdict = to_verdict(
+        "bfcl", Check(entry.valid, entry.error_type, list(entry.errors)), details, partial=partial
+    )
     record = CaseRecord(
-        key=f"bfcl:{entry.id}", suite="bfcl", case_id=entry.id, category=file.category,
-        harness_mode=HARNESS_MODE, trace=result_trace(file.category, entry), verdicts={"bfcl": verdict},
+        key=f"bfcl:{entry.id}",
+        suite="bfcl",
+        case_id=entry.id,
+        category=file.category,
+        harness_mode=HARNESS_MODE,
+        trace=result_trace(file.category, entry),
+        verdicts={"bfcl": verdict},
         metadata={"bfcl_result_file": str(file.path), "bfcl_result": entry.result},
     )
     if entry.inference_error:
@@ -182,11 +228,23 @@ def _add_calls(trace: Trace, info: RoundInfo, item: Any) -> None:
             error = None if isinstance(parsed, dict) else "arguments are not a JSON object"
             parsed = parsed if isinstance(parsed, dict) else None
         call_id = f"call_{len(trace.calls)}"
-        trace.calls.append(TraceCall(index=len(trace.calls), call_id=call_id, round=info.index, tool=str(name),
-                                     arguments_raw=text, arguments=parsed, parse_error=error))
+        trace.calls.append(
+            TraceCall(
+                index=len(trace.calls),
+                call_id=call_id,
+                round=info.index,
+                tool=str(name),
+                arguments_raw=text,
+                arguments=parsed,
+                parse_error=error,
+            )
+        )
         info.call_ids.append(call_id)
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
-    tokens = {"input_tokens": usage.get("input_token_count"), "output_tokens": usage.get("output_token_count")}
+    tokens = {
+        "input_tokens": usage.get("input_token_count"),
+        "output_tokens": usage.get("output_token_count"),
+    }
     return Usage(**{key: value for key, value in tokens.items() if type(value) is int})

@@ -95,8 +95,11 @@ class FileScore:
     @property
     def differences(self) -> list[dict[str, Any]]:
         """Improved mode: entries whose faithful verdict differs."""
-        return [{"id": e.id, "faithful": e.faithful_error_type or "pass", "improved": e.error_type or "pass"}
-                for e in self.entries if e.faithful_valid is not None and e.faithful_valid != e.valid]
+        return [
+            {"id": e.id, "faithful": e.faithful_error_type or "pass", "improved": e.error_type or "pass"}
+            for e in self.entries
+            if e.faithful_valid is not None and e.faithful_valid != e.valid
+        ]
 
 
 def category_of_file(path: Path) -> str | None:
@@ -105,7 +108,7 @@ def category_of_file(path: Path) -> str | None:
     prefix = f"{VERSION_PREFIX}_"
     if not (name.startswith(prefix) and name.endswith(_SUFFIX)):
         return None
-    return name[len(prefix):-len(_SUFFIX)]
+    return name[len(prefix) : -len(_SUFFIX)]
 
 
 def is_model_folder(folder: Path) -> bool:
@@ -137,8 +140,10 @@ def find_models(folder: Path) -> dict[str, dict[str, Path]]:
             if category not in SINGLE_TURN + MULTI_TURN:
                 continue
             if category in files:
-                raise UserError(f"{model_dir}: category {category} appears twice for model {model!r} "
-                                f"({files[category]} and {path}); keep one")
+                raise UserError(
+                    f"{model_dir}: category {category} appears twice for model {model!r} "
+                    f"({files[category]} and {path}); keep one"
+                )
             files[category] = path
         if files:
             models[model] = files
@@ -156,8 +161,10 @@ def model_convention(model: str, categories: list[str], explicit: str | None) ->
     """The convention a model is judged under (only demanded when an AST category is present)."""
     info = model_for_folder(model)
     if info is not None and not info.is_fc_model:
-        raise UserError(f"model {model!r} runs in prompt mode in bfcl-eval: its results are raw text that only its "
-                        "own BFCL handler decodes; callbench scores FC-format results only")
+        raise UserError(
+            f"model {model!r} runs in prompt mode in bfcl-eval: its results are raw text that only its "
+            "own BFCL handler decodes; callbench scores FC-format results only"
+        )
     if any(needs_names(category) for category in categories):
         return convention_for(model, explicit)
     if info is not None:
@@ -165,29 +172,48 @@ def model_convention(model: str, categories: list[str], explicit: str | None) ->
     return Convention(False, "not needed (no AST category)")
 
 
-def judge_line(row: dict[str, Any], entry: dict[str, Any], category: str, answer: Any,
-               options: BfclOptions) -> EntryVerdict:
+def judge_line(
+    row: dict[str, Any], entry: dict[str, Any], category: str, answer: Any, options: BfclOptions
+) -> EntryVerdict:
     """Judge one result line against its question entry."""
-    usage: dict[str, Any] = {key: row[key] for key in ("input_token_count", "output_token_count", "latency")
-                             if key in row}
+    usage: dict[str, Any] = {
+        key: row[key] for key in ("input_token_count", "output_token_count", "latency") if key in row
+    }
     result = row["result"]
     if category in MULTI_TURN:
         outcome = judge_multi_result(entry, result, answer)
-        return EntryVerdict(entry["id"], outcome.check.valid, outcome.check.error_type, outcome.check.errors,
-                            result, answer, turns=outcome.turns, usage=usage)
+        return EntryVerdict(
+            entry["id"],
+            outcome.check.valid,
+            outcome.check.error_type,
+            outcome.check.errors,
+            result,
+            answer,
+            turns=outcome.turns,
+            usage=usage,
+        )
     fixes: list[str] = []
-    check = judge_entry(category, entry["function"], result, answer, options, entry_id=entry["id"], applied=fixes)
-    verdict = EntryVerdict(entry["id"], check.valid, check.error_type, check.errors, result, answer,
-                           fixes=fixes, usage=usage)
+    check = judge_entry(
+        category, entry["function"], result, answer, options, entry_id=entry["id"], applied=fixes
+    )
+    verdict = EntryVerdict(
+        entry["id"], check.valid, check.error_type, check.errors, result, answer, fixes=fixes, usage=usage
+    )
     if options.improved:
-        faithful: Check = judge_entry(category, entry["function"], result, answer,
-                                      BfclOptions(underscore_to_dot=options.underscore_to_dot))
+        faithful: Check = judge_entry(
+            category,
+            entry["function"],
+            result,
+            answer,
+            BfclOptions(underscore_to_dot=options.underscore_to_dot),
+        )
         verdict.faithful_valid, verdict.faithful_error_type = faithful.valid, faithful.error_type
     return verdict
 
 
-def score_file(path: Path, category: str, model: str, folder: Path, options: BfclOptions,
-               convention: Convention) -> FileScore:
+def score_file(
+    path: Path, category: str, model: str, folder: Path, options: BfclOptions, convention: Convention
+) -> FileScore:
     """Judge every entry of one result file under the model's name convention."""
     rows = read_jsonl(path)
     questions = {entry["id"]: entry for entry in load_questions(category, folder)}
@@ -204,8 +230,12 @@ def score_file(path: Path, category: str, model: str, folder: Path, options: Bfc
     return score
 
 
-def score_results(folder: Path, data: Path | None = None, options: BfclOptions | None = None,
-                  name_convention: str | None = None) -> dict[str, Any]:
+def score_results(
+    folder: Path,
+    data: Path | None = None,
+    options: BfclOptions | None = None,
+    name_convention: str | None = None,
+) -> dict[str, Any]:
     """Score every model's result files under ``folder``.
 
     Args:
@@ -220,7 +250,9 @@ def score_results(folder: Path, data: Path | None = None, options: BfclOptions |
     options = options or BfclOptions()
     source = data_dir(data)
     found = find_models(folder)
-    conventions = {model: model_convention(model, list(files), name_convention) for model, files in found.items()}
+    conventions = {
+        model: model_convention(model, list(files), name_convention) for model, files in found.items()
+    }
     models: dict[str, dict[str, Any]] = {}
     files_out: list[FileScore] = []
     for model, files in found.items():
@@ -228,11 +260,16 @@ def score_results(folder: Path, data: Path | None = None, options: BfclOptions |
         for category, path in files.items():
             result = score_file(path, category, model, source, options, conventions[model])
             files_out.append(result)
-            figures["categories"][category] = {"accuracy": result.accuracy, "correct_count": result.correct,
-                                               "total_count": result.total}
+            figures["categories"][category] = {
+                "accuracy": result.accuracy,
+                "correct_count": result.correct,
+                "total_count": result.total,
+            }
             if options.improved:
                 figures.setdefault("faithful_vs_improved", []).extend(result.differences)
         figures["summary"] = summarise(figures["categories"])
         models[model] = figures
-    settings = {key: value for key, value in options.describe().items() if key != "underscore_to_dot"}  # per model
+    settings = {
+        key: value for key, value in options.describe().items() if key != "underscore_to_dot"
+    }  # per model
     return {"settings": settings, "models": models, "files": files_out}

@@ -28,10 +28,24 @@ from callbench.benchmarks.bfcl.entry import language_of
 from callbench.types.contract import ToolContract
 
 _TYPE_MAP = {
-    "dict": "object", "object": "object", "float": "number", "number": "number", "double": "number",
-    "tuple": "array", "array": "array", "list": "array", "any": "string", "integer": "integer",
-    "int": "integer", "long": "integer", "short": "integer", "byte": "integer", "string": "string",
-    "char": "string", "boolean": "boolean", "bool": "boolean",
+    "dict": "object",
+    "object": "object",
+    "float": "number",
+    "number": "number",
+    "double": "number",
+    "tuple": "array",
+    "array": "array",
+    "list": "array",
+    "any": "string",
+    "integer": "integer",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "string": "string",
+    "char": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
 }
 _KEEP = ("description", "enum", "default", "format", "minimum", "maximum", "minItems", "maxItems", "pattern")
 _HINT = {
@@ -77,8 +91,10 @@ def _literal_param(spec: dict[str, Any], language: str) -> dict[str, Any]:
     if declared in ("ArrayList", "Array", "array") and items:
         text += f" The list elements are of type {items}; they are not in string representation."
     if declared == "dict" and language == "javascript" and "properties" in spec:
-        text += (" The dictionary entries have the following schema; they are not in string representation. "
-                 + json.dumps(spec["properties"]))
+        text += (
+            " The dictionary entries have the following schema; they are not in string representation. "
+            + json.dumps(spec["properties"])
+        )
     return {"type": "string", "description": text}
 
 
@@ -90,13 +106,18 @@ def contract_from_doc(doc: dict[str, Any], category: str) -> ToolContract:
     if language == "python":
         schema = json_schema({**params, "type": "dict"})
     else:
-        schema = {"type": "object",
-                  "properties": {name: _literal_param(spec, language) for name, spec in properties.items()}}
+        schema = {
+            "type": "object",
+            "properties": {name: _literal_param(spec, language) for name, spec in properties.items()},
+        }
         required = [name for name in params.get("required", []) if name in properties]
         if required:
             schema["required"] = required
     schema.setdefault("properties", {})
     return ToolContract(
-        name=doc["name"], description=(doc.get("description") or "") + _HINT[language], parameters=schema,
-        strict=False, metadata={"bfcl_doc": doc},
+        name=doc["name"],
+        description=(doc.get("description") or "") + _HINT[language],
+        parameters=schema,
+        strict=False,
+        metadata={"bfcl_doc": doc},
     )

@@ -67,12 +67,21 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
                 cases.append(single_turn_case(entry, answers.get(entry["id"]), category, scoring))
     version = bfcl_eval_version()
     return Suite(
-        name=SUITE_NAME, cases=cases, executor="contract", scorers=["bfcl"], system_prompt=BFCL_SYSTEM_PROMPT,
-        description="Berkeley Function Calling Leaderboard (bfcl-eval data)", version="BFCL_v4",
-        source=str(folder), default_k=None,
-        metadata={"bfcl": settings, "categories": list(categories),
-                  # the installed package: its data (unless --data) and the multi-turn backends
-                  "data_versions": {"bfcl-eval": version} if version else {}},
+        name=SUITE_NAME,
+        cases=cases,
+        executor="contract",
+        scorers=["bfcl"],
+        system_prompt=BFCL_SYSTEM_PROMPT,
+        description="Berkeley Function Calling Leaderboard (bfcl-eval data)",
+        version="BFCL_v4",
+        source=str(folder),
+        default_k=None,
+        metadata={
+            "bfcl": settings,
+            "categories": list(categories),
+            # the installed package: its data (unless --data) and the multi-turn backends
+            "data_versions": {"bfcl-eval": version} if version else {},
+        },
     )
 
 
@@ -113,8 +122,12 @@ def messages_of(turn: list[dict[str, Any]]) -> list[Message]:
     return [Message(role=item["role"], content=item.get("content") or "") for item in turn]
 
 
-def single_turn_case(entry: dict[str, Any], truth: list[dict[str, Any]] | None, category: str,
-                     scoring: BfclOptions | None = None) -> Case:
+def single_turn_case(
+    entry: dict[str, Any],
+    truth: list[dict[str, Any]] | None,
+    category: str,
+    scoring: BfclOptions | None = None,
+) -> Case:
     """One single-turn entry: one model round, calls scored without execution.
 
     The expected steps (the oracle's gold path) follow the answer as the scorer will judge it:
@@ -130,8 +143,12 @@ def single_turn_case(entry: dict[str, Any], truth: list[dict[str, Any]] | None, 
         # Any call of any offered function passes (arguments are not checked).
         expected.append(ExpectedStep(tool=[doc["name"] for doc in docs], call_only=True, turn=1))
     return Case(
-        id=entry["id"], category=category, messages=messages_of(entry["question"][0]),
-        tools=[contract_from_doc(doc, category) for doc in docs], expected=expected,
-        max_rounds=1, harness_guidance=False,
+        id=entry["id"],
+        category=category,
+        messages=messages_of(entry["question"][0]),
+        tools=[contract_from_doc(doc, category) for doc in docs],
+        expected=expected,
+        max_rounds=1,
+        harness_guidance=False,
         metadata={"bfcl": {"category": category_of(entry["id"]), "ground_truth": truth}},
     )

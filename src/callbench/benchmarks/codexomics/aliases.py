@@ -17,28 +17,40 @@ from typing import Any
 from callbench.benchmarks.codexomics.rules import KEY_ALIASES, ImportProblem, camel_key, normalize_key
 
 
-def alias_case(case: dict[str, Any], contracts: dict[str, dict[str, Any]], problems: list[ImportProblem]) -> None:
+def alias_case(
+    case: dict[str, Any], contracts: dict[str, dict[str, Any]], problems: list[ImportProblem]
+) -> None:
     """Rewrite every single-tool step's top-level keys that have declared twins (in place)."""
     for step in case["expected"]:
         if not isinstance(step["tool"], str) or "$one_of" in step["arguments"]:
             continue
         declared = list(contracts[step["tool"]]["parameters"].get("properties", {}))
-        twins = {key: declared_twins(key, declared) for key in step["arguments"]
-                 if _is_plain_expectation(step["arguments"][key])}
+        twins = {
+            key: declared_twins(key, declared)
+            for key in step["arguments"]
+            if _is_plain_expectation(step["arguments"][key])
+        }
         twins = {key: found for key, found in twins.items() if found}
         if not twins:
             continue
         step["arguments"] = _nest(step["arguments"], list(twins), twins)
         listed = ", ".join(f"{k} ~ {'/'.join(v)}" for k, v in twins.items())
-        problems.append(ImportProblem(f"{case['id']} step {step['id']}", "info",
-                                      f"declared key twins accepted in every tier: {listed}"))
+        problems.append(
+            ImportProblem(
+                f"{case['id']} step {step['id']}",
+                "info",
+                f"declared key twins accepted in every tier: {listed}",
+            )
+        )
 
 
 def declared_twins(key: str, declared: list[str]) -> list[str]:
     """Declared keys the original matcher would accept for ``key`` (other spellings, aliases)."""
     by_camel = {camel_key(k): k for k in declared}
     found = [k for k in declared if k != key and normalize_key(k) == normalize_key(key)]
-    found += [by_camel[a] for a in KEY_ALIASES.get(camel_key(key), ()) if a in by_camel and by_camel[a] != key]
+    found += [
+        by_camel[a] for a in KEY_ALIASES.get(camel_key(key), ()) if a in by_camel and by_camel[a] != key
+    ]
     return list(dict.fromkeys(found))
 
 

@@ -40,8 +40,9 @@ class CaseContext:
     """Tool name -> missing key -> case keys that use it (filled in)."""
 
 
-def convert_case(raw: Any, suite_id: str, ctx: CaseContext, options: CaseOptions,
-                 problems: list[ImportProblem]) -> dict[str, Any] | None:
+def convert_case(
+    raw: Any, suite_id: str, ctx: CaseContext, options: CaseOptions, problems: list[ImportProblem]
+) -> dict[str, Any] | None:
     """Convert one upstream case; ``None`` (with an error problem) when it cannot be imported."""
     where = f"{suite_id}:{raw.get('id') if isinstance(raw, dict) else '?'}"
     shape = _expected_shape(raw, where, problems)
@@ -68,8 +69,9 @@ def convert_case(raw: Any, suite_id: str, ctx: CaseContext, options: CaseOptions
         "instruction": raw["instruction"],
         "expected": steps,
     }
-    groups = order_free_groups(tools, step_ids, raw["expectedResult"].get("orderInsensitiveTools"), where,
-                               problems)
+    groups = order_free_groups(
+        tools, step_ids, raw["expectedResult"].get("orderInsensitiveTools"), where, problems
+    )
     if groups:
         case["order_free"] = groups
     timeout = raw.get("timeout")
@@ -79,8 +81,9 @@ def convert_case(raw: Any, suite_id: str, ctx: CaseContext, options: CaseOptions
     return case
 
 
-def _expected_shape(raw: Any, where: str, problems: list[ImportProblem]
-                    ) -> tuple[list[list[str]], list[Any], int] | None:
+def _expected_shape(
+    raw: Any, where: str, problems: list[ImportProblem]
+) -> tuple[list[list[str]], list[Any], int] | None:
     def fail(message: str) -> None:
         problems.append(ImportProblem(where, "error", message + "; case skipped"))
 
@@ -103,7 +106,9 @@ def _expected_shape(raw: Any, where: str, problems: list[ImportProblem]
             fail(f"{len(params)} parameter objects for {len(tools)} steps")
             return None
         if len(params) < len(tools):
-            problems.append(ImportProblem(where, "warning", "fewer parameter objects than steps; padded with {}"))
+            problems.append(
+                ImportProblem(where, "warning", "fewer parameter objects than steps; padded with {}")
+            )
             params = params + [{}] * (len(tools) - len(params))
         times = 1
     elif isinstance(expected.get("tool_name"), str):
@@ -139,9 +144,16 @@ def _step_ids(tools: list[list[str]]) -> list[str]:
     ]
 
 
-def _convert_step(index: int, tools: list[list[str]], params: dict[str, Any], step_ids: list[str],
-                  ctx: CaseContext, options: CaseOptions, where: str,
-                  problems: list[ImportProblem]) -> dict[str, Any]:
+def _convert_step(
+    index: int,
+    tools: list[list[str]],
+    params: dict[str, Any],
+    step_ids: list[str],
+    ctx: CaseContext,
+    options: CaseOptions,
+    where: str,
+    problems: list[ImportProblem],
+) -> dict[str, Any]:
     step_where = f"{where} step {index + 1}"
 
     def resolver(step: int, tool: str, path: str) -> str | None:
@@ -155,8 +167,9 @@ def _convert_step(index: int, tools: list[list[str]], params: dict[str, Any], st
     return {"id": step_ids[index], "tool": tool, "arguments": arguments}
 
 
-def _reconcile_keys(arguments: Any, tools: list[str], ctx: CaseContext, where: str,
-                    problems: list[ImportProblem]) -> Any:
+def _reconcile_keys(
+    arguments: Any, tools: list[str], ctx: CaseContext, where: str, problems: list[ImportProblem]
+) -> Any:
     """Rename suite keys to the spelling the contract declares; record keys it lacks."""
     if not isinstance(arguments, dict):
         return arguments
@@ -169,8 +182,11 @@ def _reconcile_keys(arguments: Any, tools: list[str], ctx: CaseContext, where: s
         target = _declared_spelling(key, declared)
         if target is None:
             _record_missing(key, value, tools, ctx, where)
-            problems.append(ImportProblem(
-                where, "info", f"key {key!r} is not declared by {'/'.join(tools)}; added to the contract"))
+            problems.append(
+                ImportProblem(
+                    where, "info", f"key {key!r} is not declared by {'/'.join(tools)}; added to the contract"
+                )
+            )
             target = key
         elif target != key:
             problems.append(ImportProblem(where, "info", f"key {key!r} renamed to the contract's {target!r}"))
@@ -200,32 +216,42 @@ def _record_missing(key: str, value: Any, tools: list[str], ctx: CaseContext, wh
             users.append(case_key)
 
 
-def order_free_groups(tools: list[list[str]], step_ids: list[str], insensitive: Any, where: str,
-                      problems: list[ImportProblem]) -> list[list[str]]:
+def order_free_groups(
+    tools: list[list[str]], step_ids: list[str], insensitive: Any, where: str, problems: list[ImportProblem]
+) -> list[list[str]]:
     """Contiguous runs of steps whose tool is order-insensitive (as the strict tiers permute them)."""
     if not isinstance(insensitive, list) or not insensitive:
         return []
     names = {n for n in insensitive if isinstance(n, str)}
     groups: list[list[str]] = []
     run: list[str] = []
-    for step_tools, step_id in zip([*tools, []], [*step_ids, ""]):
+    for step_tools, step_id in zip([*tools, []], [*step_ids, ""], strict=False):
         if step_tools and any(t in names for t in step_tools):
             run.append(step_id)
             continue
         if len(run) >= 2:
             groups.append(run)
         elif run:
-            problems.append(ImportProblem(
-                where, "info", f"order-insensitive step {run[0]!r} has no contiguous partner; "
-                "no strict-tier effect (as upstream)"))
+            problems.append(
+                ImportProblem(
+                    where,
+                    "info",
+                    f"order-insensitive step {run[0]!r} has no contiguous partner; "
+                    "no strict-tier effect (as upstream)",
+                )
+            )
         run = []
     return groups
 
 
 def _metadata(raw: dict[str, Any], suite_id: str) -> dict[str, Any]:
     keep = ("name", "type", "complexity", "maxScore", "number", "earlyReturn", "assertCallOnly")
-    meta = {"source": "codexomics", "suite_id": suite_id, "upstream_id": raw["id"],
-            "prompt_sha256": sha256_of(raw["instruction"])}
+    meta = {
+        "source": "codexomics",
+        "suite_id": suite_id,
+        "upstream_id": raw["id"],
+        "prompt_sha256": sha256_of(raw["instruction"]),
+    }
     meta.update({k: raw[k] for k in keep if k in raw})
     files = raw["expectedResult"].get("expectedFiles")
     if files:

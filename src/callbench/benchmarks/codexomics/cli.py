@@ -17,13 +17,17 @@ def register_commands(app: typer.Typer) -> None:
 
 def import_codexomics_cmd(
     suites: list[Path] = typer.Argument(..., help="Suite JSON dumps (automatic_simple.json, ...)."),
-    registry: Path = typer.Option(..., "--registry", help="The app's tools_registry folder (YAML contracts)."),
+    registry: Path = typer.Option(
+        ..., "--registry", help="The app's tools_registry folder (YAML contracts)."
+    ),
     out: Path = typer.Option(Path("codexomics-suite"), "-o", "--out", help="Output suite folder."),
     name: str = typer.Option("codexomics", "--name", help="Suite name written to suite.yaml."),
     resolve_refs: bool = typer.Option(
-        False, "--resolve-refs/--faithful-refs",
+        False,
+        "--resolve-refs/--faithful-refs",
         help="Check {tool.path} references against real results ($ref) where the result schema has the "
-             "path; default: any concrete value, as the original scores."),
+        "path; default: any concrete value, as the original scores.",
+    ),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Also print info-level findings."),
 ) -> None:
     """Import CodeXomics suites and tool contracts as a runnable callbench suite folder."""
@@ -43,5 +47,6 @@ def import_codexomics_cmd(
         typer.echo(f"{suite_id}: {info['imported']} of {info['found']} cases imported")
     typer.echo(
         f"{len(result.contracts)} contracts; problems: {result.count('error')} errors, "
-        f"{result.count('warning')} warnings, {result.count('info')} info (all in {folder / REPORT_NAME})")
+        f"{result.count('warning')} warnings, {result.count('info')} info (all in {folder / REPORT_NAME})"
+    )
     typer.echo(f"run it with: callbench run --suite {folder}")

@@ -60,7 +60,9 @@ def load_registry_dir(root: Path, problems: list[ImportProblem]) -> dict[str, Ra
             problems.append(ImportProblem(rel, "error", f"missing or invalid tool name {name!r}; skipped"))
             continue
         if name in tools:
-            problems.append(ImportProblem(rel, "warning", f"duplicate tool {name!r}; {tools[name].path} kept"))
+            problems.append(
+                ImportProblem(rel, "warning", f"duplicate tool {name!r}; {tools[name].path} kept")
+            )
             continue
         tools[name] = RawTool(rel, data)
     return tools
@@ -80,8 +82,11 @@ def _parse_yaml(path: Path, rel: str, problems: list[ImportProblem]) -> dict[str
             first = str(exc).splitlines()[0]
             problems.append(ImportProblem(rel, "error", f"not valid YAML ({first}); skipped"))
             return None
-        problems.append(ImportProblem(
-            rel, "warning", "not strict YAML (\\' inside a single-quoted scalar); read as '' (repaired)"))
+        problems.append(
+            ImportProblem(
+                rel, "warning", "not strict YAML (\\' inside a single-quoted scalar); read as '' (repaired)"
+            )
+        )
     if not isinstance(data, dict):
         problems.append(ImportProblem(rel, "error", "not a mapping; skipped"))
         return None
@@ -112,8 +117,11 @@ def contract_mapping(raw: RawTool, problems: list[ImportProblem]) -> dict[str, A
     description = data.get("description") if isinstance(data.get("description"), str) else ""
     category = data.get("category") if isinstance(data.get("category"), str) else raw.path.split("/")[0]
     raw_keywords = data.get("keywords")
-    keywords = [str(k) for k in raw_keywords if isinstance(k, (str, int, float))] if isinstance(
-        raw_keywords, list) else []
+    keywords = (
+        [str(k) for k in raw_keywords if isinstance(k, (str, int, float))]
+        if isinstance(raw_keywords, list)
+        else []
+    )
     metadata = {
         "source": "codexomics",
         "source_file": raw.path,
@@ -129,8 +137,9 @@ def contract_mapping(raw: RawTool, problems: list[ImportProblem]) -> dict[str, A
         "keywords": keywords,
         "parameters": parameters,
         # YAML may hold dates and other non-JSON scalars; metadata is written as JSON.
-        "metadata": json.loads(json.dumps({k: v for k, v in metadata.items() if v not in (None, [], {})},
-                                          default=str)),
+        "metadata": json.loads(
+            json.dumps({k: v for k, v in metadata.items() if v not in (None, [], {})}, default=str)
+        ),
     }
 
 
@@ -147,11 +156,16 @@ def annotate(contracts: dict[str, dict[str, Any]]) -> None:
     """Add ``read_only``, ``equivalent_to``, ``follow_up_of`` and ``alternative_keys`` in place."""
     for name, contract in contracts.items():
         contract["read_only"] = is_read_only(name)
-        others = sorted(other for a, b in EQUIVALENT_TOOLS for this, other in ((a, b), (b, a))
-                        if this == name and other in contracts)
+        others = sorted(
+            other
+            for a, b in EQUIVALENT_TOOLS
+            for this, other in ((a, b), (b, a))
+            if this == name and other in contracts
+        )
         contract["equivalent_to"] = [_equivalence(contract, other, contracts[other]) for other in others]
-        contract["follow_up_of"] = [f for f in FOLLOW_UPS.get(name, ())
-                                    if (f if isinstance(f, str) else f["tool"]) in contracts]
+        contract["follow_up_of"] = [
+            f for f in FOLLOW_UPS.get(name, ()) if (f if isinstance(f, str) else f["tool"]) in contracts
+        ]
         contract["alternative_keys"] = alternative_keys(name, contract["parameters"])
 
 
@@ -159,12 +173,13 @@ def _equivalence(contract: dict[str, Any], name: str, other: dict[str, Any]) -> 
     """The equivalent tool, with the key mapping upstream's aliases imply (``sequence`` -> ``dna`` for
     translate_sequence/translate_dna): upstream accepts an aliased key, so the equivalent's natural
     call must not fail for its own parameter names."""
-    mine = set((contract.get("parameters", {}).get("properties") or {}))
-    theirs = set((other.get("parameters", {}).get("properties") or {}))
+    mine = set(contract.get("parameters", {}).get("properties") or {})
+    theirs = set(other.get("parameters", {}).get("properties") or {})
     keys = {}
     for key in sorted(mine - theirs):
-        alias = next((a for a in KEY_ALIASES.get(camel_key(key), ()) for a in _spellings(a) if a in theirs),
-                     None)
+        alias = next(
+            (a for a in KEY_ALIASES.get(camel_key(key), ()) for a in _spellings(a) if a in theirs), None
+        )
         if alias is not None:
             keys[key] = alias
     return {"tool": name, "keys": keys} if keys else name

@@ -23,11 +23,14 @@ from callbench.benchmarks.codexomics.rules import (
 )
 from callbench.benchmarks.codexomics.schema import infer_schema
 
-ADDED_NOTE = "Key expected by the CodeXomics suites but absent from the upstream contract (added by the importer)."
+ADDED_NOTE = (
+    "Key expected by the CodeXomics suites but absent from the upstream contract (added by the importer)."
+)
 
 
-def add_missing_keys(contracts: dict[str, dict[str, Any]], ctx: CaseContext,
-                     problems: list[ImportProblem]) -> None:
+def add_missing_keys(
+    contracts: dict[str, dict[str, Any]], ctx: CaseContext, problems: list[ImportProblem]
+) -> None:
     """Declare suite keys that contracts lack, as optional properties typed from the expected values."""
     for tool, keys in sorted(ctx.missing_keys.items()):
         contract = contracts[tool]
@@ -37,14 +40,19 @@ def add_missing_keys(contracts: dict[str, dict[str, Any]], ctx: CaseContext,
                 continue
             props[key] = {**infer_schema(values), "description": ADDED_NOTE}
             users = ", ".join(ctx.missing_users.get(tool, {}).get(key, []))
-            problems.append(ImportProblem(
-                contract["metadata"].get("source_file", tool), "warning",
-                f"parameter {key!r} missing from the contract (used by {users}); added as optional"))
+            problems.append(
+                ImportProblem(
+                    contract["metadata"].get("source_file", tool),
+                    "warning",
+                    f"parameter {key!r} missing from the contract (used by {users}); added as optional",
+                )
+            )
             contract["metadata"].setdefault("added_keys", []).append(key)
 
 
-def finish_case(case: dict[str, Any], contracts: dict[str, dict[str, Any]],
-                problems: list[ImportProblem]) -> None:
+def finish_case(
+    case: dict[str, Any], contracts: dict[str, dict[str, Any]], problems: list[ImportProblem]
+) -> None:
     """Apply required-key completion, track-name spellings and examples to every step in place."""
     for step in case["expected"]:
         tools = [step["tool"]] if isinstance(step["tool"], str) else step["tool"]
@@ -57,8 +65,9 @@ def finish_case(case: dict[str, Any], contracts: dict[str, dict[str, Any]],
         step["arguments"] = _fill(step["arguments"], tools, contracts)
 
 
-def _require_keys(step: dict[str, Any], schema: dict[str, Any], where: str,
-                  problems: list[ImportProblem]) -> None:
+def _require_keys(
+    step: dict[str, Any], schema: dict[str, Any], where: str, problems: list[ImportProblem]
+) -> None:
     args = step["arguments"]
     if "$one_of" in args:
         return  # alternatives name their own keys; adding one to all would over-constrain
@@ -74,13 +83,18 @@ def _require_keys(step: dict[str, Any], schema: dict[str, Any], where: str,
             problems.append(ImportProblem(where, "info", f"key {twin!r} renamed to the required {key!r}"))
             continue
         args[key] = optional_any(_example_for_required(key, props.get(key, {})))
-        problems.append(ImportProblem(
-            where, "info", f"contract requires {key!r}, the case does not name it: optional any value "
-            "(example for built-in agents)"))
+        problems.append(
+            ImportProblem(
+                where,
+                "info",
+                f"contract requires {key!r}, the case does not name it: optional any value "
+                "(example for built-in agents)",
+            )
+        )
 
 
 def optional_any(example: Any) -> dict[str, Any]:
-    """"Any value, or absent": upstream's argument matcher ignores keys the case does not name
+    """ "Any value, or absent": upstream's argument matcher ignores keys the case does not name
     (the schema check still demands required ones); the ``$any`` option carries the example the
     oracle sends."""
     return {"$one_of": [{"$any": True, "example": example}, {"$default": None}]}
@@ -115,8 +129,15 @@ def _fill(args: dict[str, Any], tools: list[str], contracts: dict[str, dict[str,
     # Alternative tools: each $one_of option is checked against the tool whose schema declares it.
     options = []
     for option in args["$one_of"]:
-        owner = next((t for t in tools if isinstance(option, dict) and set(option) <= set(
-            contracts[t]["parameters"].get("properties", {}))), tools[0])
+        owner = next(
+            (
+                t
+                for t in tools
+                if isinstance(option, dict)
+                and set(option) <= set(contracts[t]["parameters"].get("properties", {}))
+            ),
+            tools[0],
+        )
         options.append(fill_examples(option, contracts[owner]["parameters"]))
     rest = {k: v for k, v in args.items() if k != "$one_of"}
     return {**fill_examples(rest, contracts[tools[0]]["parameters"]), "$one_of": options}

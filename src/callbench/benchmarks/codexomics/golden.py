@@ -76,8 +76,9 @@ def replay_golden(suite: Suite, golden_path: str | Path, *, case_dir: str = "./t
     """
     data = _read(Path(golden_path))
     run_dir = str(data.get("default_directory", "./"))
-    cases = {c.metadata.get("upstream_id"): c for c in suite.cases
-             if c.metadata.get("suite_id") == GOLDEN_SUITE_ID}
+    cases = {
+        c.metadata.get("upstream_id"): c for c in suite.cases if c.metadata.get("suite_id") == GOLDEN_SUITE_ID
+    }
     pad = data.get("padding_check", {})
     report = GoldenReport()
     for case_id, calls in data.get("golden_runs", {}).items():
@@ -87,13 +88,21 @@ def replay_golden(suite: Suite, golden_path: str | Path, *, case_dir: str = "./t
         report.padded.append(_score(suite, cases, case_id, "padded", padded, False, "padded"))
     for run in data.get("wrong_runs", []):
         calls = rebase(run.get("calls", []), run_dir, case_dir)
-        report.wrong.append(_score(suite, cases, run["testId"], run.get("label", ""), calls,
-                                   bool(run.get("failed")), "wrong"))
+        report.wrong.append(
+            _score(suite, cases, run["testId"], run.get("label", ""), calls, bool(run.get("failed")), "wrong")
+        )
     return report
 
 
-def _score(suite: Suite, cases: dict[Any, Any], case_id: str, label: str, calls: list[dict[str, Any]],
-           failed: bool, kind: Literal["golden", "padded", "wrong"]) -> RunOutcome:
+def _score(
+    suite: Suite,
+    cases: dict[Any, Any],
+    case_id: str,
+    label: str,
+    calls: list[dict[str, Any]],
+    failed: bool,
+    kind: Literal["golden", "padded", "wrong"],
+) -> RunOutcome:
     case = cases.get(case_id)
     if case is None:
         raise UserError(f"golden run for {case_id!r}: no such case in suite {suite.name!r}")
@@ -105,17 +114,24 @@ def _score(suite: Suite, cases: dict[Any, Any], case_id: str, label: str, calls:
 
 def golden_trace(calls: list[dict[str, Any]], *, failed: bool = False) -> Trace:
     """A trace of upstream ``{tool_name, parameters}`` calls, executed ok (or failed)."""
-    return trace_from_calls([
-        {"tool": c["tool_name"], "arguments": c.get("parameters") or {}, "execution": "error" if failed else "ok",
-         "error": "run marked failed" if failed else None}
-        for c in calls
-    ], final_text="All requested steps have been completed successfully.")
+    return trace_from_calls(
+        [
+            {
+                "tool": c["tool_name"],
+                "arguments": c.get("parameters") or {},
+                "execution": "error" if failed else "ok",
+                "error": "run marked failed" if failed else None,
+            }
+            for c in calls
+        ],
+        final_text="All requested steps have been completed successfully.",
+    )
 
 
 def rebase(value: Any, old: str, new: str) -> Any:
     """Replace the directory prefix ``old`` of path strings with ``new`` (recursively)."""
     if isinstance(value, str):
-        return new + value[len(old):] if value.startswith(old) and not value.startswith(new) else value
+        return new + value[len(old) :] if value.startswith(old) and not value.startswith(new) else value
     if isinstance(value, list):
         return [rebase(v, old, new) for v in value]
     if isinstance(value, dict):

@@ -81,25 +81,56 @@ EQUIVALENT_TOOLS: tuple[tuple[str, str], ...] = (
 # The published read-only set: exact names plus name prefixes (written ``get_track_*`` upstream).
 READ_ONLY_NAMES: frozenset[str] = frozenset(
     {
-        "get_current_state", "get_genome_info", "get_chromosome_list", "get_sequence",
-        "search_features", "search_annotations", "search_pattern", "search_uniprot_database",
-        "search_pdb_structures", "search_alphafold_structures", "search_sequence_motif",
-        "compute_gc", "calc_region_gc", "reverse_complement", "translate_dna", "translate_sequence",
-        "virtual_digest", "blast_search", "blast_search_local", "blast_list_databases",
-        "blast_validate_database", "blast_filter_results", "blast_get_installation_status",
-        "capture_screenshot", "save_view_state", "open_image_file", "show_action_list",
+        "get_current_state",
+        "get_genome_info",
+        "get_chromosome_list",
+        "get_sequence",
+        "search_features",
+        "search_annotations",
+        "search_pattern",
+        "search_uniprot_database",
+        "search_pdb_structures",
+        "search_alphafold_structures",
+        "search_sequence_motif",
+        "compute_gc",
+        "calc_region_gc",
+        "reverse_complement",
+        "translate_dna",
+        "translate_sequence",
+        "virtual_digest",
+        "blast_search",
+        "blast_search_local",
+        "blast_list_databases",
+        "blast_validate_database",
+        "blast_filter_results",
+        "blast_get_installation_status",
+        "capture_screenshot",
+        "save_view_state",
+        "open_image_file",
+        "show_action_list",
     }
 )
 READ_ONLY_PREFIXES: tuple[str, ...] = ("get_track_", "get_annotation", "list_", "calculate_")
 
 # Documented follow-ups: tool -> the tools it may follow as a tolerated extra call.
-QUEUE_EDIT_TOOLS = ("paste_sequence", "insert_sequence", "cut_sequence", "delete_sequence",
-                    "replace_sequence", "copy_sequence")
+QUEUE_EDIT_TOOLS = (
+    "paste_sequence",
+    "insert_sequence",
+    "cut_sequence",
+    "delete_sequence",
+    "replace_sequence",
+    "copy_sequence",
+)
 FOLLOW_UPS: dict[str, tuple[str | dict[str, Any], ...]] = {
     "execute_actions": QUEUE_EDIT_TOOLS,
     # Upstream only forgives it when it writes the file execute_actions(auto_save) already wrote.
-    "export_genbank_format": ({"tool": "execute_actions", "same_values": {"filename": "arguments.filename"},
-                               "requires": {"auto_save": True}},),
+    "export_genbank_format": (
+        {
+            "tool": "execute_actions",
+            "same_values": {"filename": "arguments.filename"},
+            "requires": {"auto_save": True},
+        },
+    ),
     # Upstream only forgives it when its label equals the gene select_gene selected.
     "highlight_region": ({"tool": "select_gene", "same_values": {"label": "arguments.geneName"}},),
 }

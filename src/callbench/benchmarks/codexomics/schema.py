@@ -12,9 +12,26 @@ from typing import Any
 
 ALLOWED_KEYWORDS = frozenset(
     {
-        "type", "description", "properties", "required", "items", "enum", "const", "oneOf", "anyOf",
-        "allOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
-        "maxLength", "minItems", "maxItems", "pattern", "additionalProperties",
+        "type",
+        "description",
+        "properties",
+        "required",
+        "items",
+        "enum",
+        "const",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "pattern",
+        "additionalProperties",
     }
 )
 DESCRIPTION_LIMIT = 1024
@@ -74,8 +91,11 @@ def _normalize_object(out: dict[str, Any], path: str, notes: list[str], *, is_ro
     props = out.get("properties")
     if not isinstance(props, dict):
         props = {}
-    required = [r for r in out.get("required", []) if isinstance(r, str)] if isinstance(
-        out.get("required"), list) else []
+    required = (
+        [r for r in out.get("required", []) if isinstance(r, str)]
+        if isinstance(out.get("required"), list)
+        else []
+    )
     for name, sub in props.items():
         flag = sub.pop("required", None) if isinstance(sub, dict) else None
         if flag is True and name not in required:
@@ -108,8 +128,14 @@ def infer_schema(values: list[Any]) -> dict[str, Any]:
 
 
 # bool before int: True is an int in Python but a boolean in JSON.
-_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
-               (dict, "object"))
+_JSON_TYPES = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
 
 
 def _json_type(value: Any) -> str | None:

@@ -59,8 +59,9 @@ VOCABULARY = {"file_types": ["fasta", "fa", "gb", "gbk", "gff", "bed", "vcf", "b
 """The domain's file types, declared for the built-in agents (the baseline extracts file names with them)."""
 
 
-def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Path, *,
-                      options: CaseOptions | None = None) -> ImportResult:
+def import_codexomics(
+    suite_files: Sequence[str | Path], registry_dir: str | Path, *, options: CaseOptions | None = None
+) -> ImportResult:
     """Convert CodeXomics suites and contracts; problems are collected, never raised.
 
     Args:
@@ -79,8 +80,9 @@ def import_codexomics(suite_files: Sequence[str | Path], registry_dir: str | Pat
     result.contracts = _load_contracts(registry, result.problems)
     ctx = CaseContext(
         properties={n: list(c["parameters"].get("properties", {})) for n, c in result.contracts.items()},
-        result_fields={n: set((c.get("result_schema") or {}).get("properties", {}))
-                       for n, c in result.contracts.items()},
+        result_fields={
+            n: set((c.get("result_schema") or {}).get("properties", {})) for n, c in result.contracts.items()
+        },
     )
     for path in suite_files:
         _import_suite_file(Path(path), ctx, options, result)
@@ -132,8 +134,9 @@ def _import_suite_file(path: Path, ctx: CaseContext, options: CaseOptions, resul
         return
     declared = wrapper.get("case_count")
     if isinstance(declared, int) and declared != len(raw_cases):
-        result.problems.append(ImportProblem(
-            where, "warning", f"declares {declared} cases but holds {len(raw_cases)}"))
+        result.problems.append(
+            ImportProblem(where, "warning", f"declares {declared} cases but holds {len(raw_cases)}")
+        )
     before = len(result.cases)
     seen: set[str] = set()
     for raw in raw_cases:
@@ -141,12 +144,19 @@ def _import_suite_file(path: Path, ctx: CaseContext, options: CaseOptions, resul
         if case is None:
             continue
         if case["id"] in seen:
-            result.problems.append(ImportProblem(case["id"], "error", "duplicate case id; later copy skipped"))
+            result.problems.append(
+                ImportProblem(case["id"], "error", "duplicate case id; later copy skipped")
+            )
             continue
         seen.add(case["id"])
         result.cases.append(case)
-    result.suites[suite_id] = {"file": path.name, "declared": declared, "found": len(raw_cases),
-                               "imported": len(result.cases) - before, "source": wrapper.get("source")}
+    result.suites[suite_id] = {
+        "file": path.name,
+        "declared": declared,
+        "found": len(raw_cases),
+        "imported": len(result.cases) - before,
+        "source": wrapper.get("source"),
+    }
 
 
 def _validate_contracts(result: ImportResult) -> None:
@@ -160,7 +170,9 @@ def _validate_contracts(result: ImportResult) -> None:
         except ValidationError as exc:
             problem = problem or exc.errors()[0]["msg"]
         if problem:
-            result.problems.append(ImportProblem(where, "error", f"contract invalid after conversion: {problem}"))
+            result.problems.append(
+                ImportProblem(where, "error", f"contract invalid after conversion: {problem}")
+            )
             del result.contracts[name]
 
 
@@ -175,14 +187,19 @@ def _validate_cases(result: ImportResult) -> None:
             Case.model_validate(case)
         except (ValidationError, ValueError) as exc:
             message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            result.problems.append(ImportProblem(case["id"], "error", f"case invalid after conversion: {message}"))
+            result.problems.append(
+                ImportProblem(case["id"], "error", f"case invalid after conversion: {message}")
+            )
             continue
         kept.append(case)
     result.cases = kept
 
 
-SUITE_FILES = {"simple": ("automatic_simple.json",), "complex": ("automatic_complex.json",),
-               "all": ("automatic_simple.json", "automatic_complex.json")}
+SUITE_FILES = {
+    "simple": ("automatic_simple.json",),
+    "complex": ("automatic_complex.json",),
+    "all": ("automatic_simple.json", "automatic_complex.json"),
+}
 
 
 def load_suite(spec: str, options: SuiteOptions) -> Suite:
@@ -199,20 +216,26 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
     which = spec or "all"
     if which not in SUITE_FILES:
         raise UserError(f"codexomics suite {which!r}: choose one of {', '.join(SUITE_FILES)}")
-    data = options.data or (Path(os.environ["CALLBENCH_CODEXOMICS_DATA"])
-                            if os.environ.get("CALLBENCH_CODEXOMICS_DATA") else None)
+    data = options.data or (
+        Path(os.environ["CALLBENCH_CODEXOMICS_DATA"]) if os.environ.get("CALLBENCH_CODEXOMICS_DATA") else None
+    )
     if data is None:
-        raise UserError("the codexomics suite needs --data DIR: a folder with the app's automatic_simple.json, "
-                        "automatic_complex.json and tools_registry/ (not shipped with callbench)")
+        raise UserError(
+            "the codexomics suite needs --data DIR: a folder with the app's automatic_simple.json, "
+            "automatic_complex.json and tools_registry/ (not shipped with callbench)"
+        )
     files = [Path(data) / name for name in SUITE_FILES[which]]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise UserError(f"codexomics suite: missing {', '.join(missing)}")
     resolve = bool(options.extra.get("resolve_refs", False))
-    result = import_codexomics(files, options.registry or Path(data) / "tools_registry",
-                               options=CaseOptions(resolve_refs=resolve))
-    registry = ToolRegistry([ToolContract.model_validate(c) for c in result.contracts.values()],
-                            source=str(options.registry or Path(data) / "tools_registry"))
+    result = import_codexomics(
+        files, options.registry or Path(data) / "tools_registry", options=CaseOptions(resolve_refs=resolve)
+    )
+    registry = ToolRegistry(
+        [ToolContract.model_validate(c) for c in result.contracts.values()],
+        source=str(options.registry or Path(data) / "tools_registry"),
+    )
     return Suite(
         name="codexomics" if which == "all" else f"codexomics-{which}",
         cases=[Case.model_validate(c) for c in result.cases],

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 REPORT_NAME = "import-report.txt"
 
 
-def write_suite(result: ImportResult, out_dir: str | Path, *, name: str = "codexomics",
-                system_prompt: str = "") -> Path:
+def write_suite(
+    result: ImportResult, out_dir: str | Path, *, name: str = "codexomics", system_prompt: str = ""
+) -> Path:
     """Write the folder; files this function owns are replaced, anything else is left alone.
 
     Returns:
@@ -43,10 +44,14 @@ def write_suite(result: ImportResult, out_dir: str | Path, *, name: str = "codex
     for tool, contract in sorted(result.contracts.items()):
         _write_json(out / "tools" / f"{tool}.json", contract)
     for suite_id in result.suites:
-        lines = [json.dumps(c, ensure_ascii=False) for c in result.cases if c["metadata"]["suite_id"] == suite_id]
+        lines = [
+            json.dumps(c, ensure_ascii=False) for c in result.cases if c["metadata"]["suite_id"] == suite_id
+        ]
         (out / "cases" / f"{suite_id}.jsonl").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
     header = _header(result, name, system_prompt or SYSTEM_PROMPT)
-    (out / "suite.yaml").write_text(yaml.safe_dump(header, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (out / "suite.yaml").write_text(
+        yaml.safe_dump(header, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     (out / REPORT_NAME).write_text("".join(p.line() + "\n" for p in result.problems), encoding="utf-8")
     return out
 

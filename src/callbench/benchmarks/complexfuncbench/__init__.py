@@ -14,4 +14,6 @@ def register(catalog: Any) -> None:
     catalog.suites.register("complexfuncbench", "callbench.benchmarks.complexfuncbench.suite:load_suite")
     catalog.executors.register("replay", "callbench.benchmarks.complexfuncbench.executor:ReplayExecutor")
     catalog.scorers.register("complexeval", "callbench.benchmarks.complexfuncbench.scorer:ComplexEvalScorer")
-    catalog.commands.register("complexfuncbench", "callbench.benchmarks.complexfuncbench.cli:register_commands")
+    catalog.commands.register(
+        "complexfuncbench", "callbench.benchmarks.complexfuncbench.cli:register_commands"
+    )

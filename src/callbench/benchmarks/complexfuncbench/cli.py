@@ -46,8 +46,11 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
         raise UserError("fetching data sets needs the 'hub' extra: pip install 'callbench[hub]'") from None
     out.mkdir(parents=True, exist_ok=True)
     path = hf_hub_download(
-        repo_id=source.repo_id, filename=source.filename, repo_type=source.repo_type,
-        revision=revision, local_dir=str(out),
+        repo_id=source.repo_id,
+        filename=source.filename,
+        repo_type=source.repo_type,
+        revision=revision,
+        local_dir=str(out),
     )
     return Path(path)
 
@@ -55,12 +58,16 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
 def fetch_cmd(
     name: str = typer.Argument(..., help=f"Data set name ({', '.join(DATASETS)})."),
     out: Path = typer.Option(Path("data"), "-o", "--out", help="Folder to save the file in."),
-    revision: str = typer.Option(None, "--revision", help="Hub revision (branch, tag or commit); default: main."),
+    revision: str = typer.Option(
+        None, "--revision", help="Hub revision (branch, tag or commit); default: main."
+    ),
 ) -> None:
     """Download a data set from the hub (needs network and the 'hub' extra)."""
     path = fetch(name, out, revision=revision)
     typer.echo(f"saved {path}")
-    typer.echo(f"run it with: callbench run --suite {DATASETS[name].suite} --data {path} --model PROVIDER:MODEL")
+    typer.echo(
+        f"run it with: callbench run --suite {DATASETS[name].suite} --data {path} --model PROVIDER:MODEL"
+    )
 
 
 def register_commands(app: typer.Typer) -> None:

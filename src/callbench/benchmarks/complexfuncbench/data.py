@@ -74,8 +74,10 @@ class CfbSample(BaseModel):
         """The functions as offered to a model: ``functions`` with repaired parameter schemas."""
         if not self.repaired:
             return self.functions
-        return [{**f, "parameters": self.repaired[f["name"]]} if f["name"] in self.repaired else f
-                for f in self.functions]
+        return [
+            {**f, "parameters": self.repaired[f["name"]]} if f["name"] in self.repaired else f
+            for f in self.functions
+        ]
 
 
 @dataclass
@@ -168,9 +170,18 @@ def _parse_functions(raw: Any) -> tuple[list[dict[str, Any]], dict[str, dict[str
 
 
 TYPE_ALIASES = {
-    "float": "number", "double": "number", "decimal": "number", "int": "integer", "long": "integer",
-    "str": "string", "text": "string", "bool": "boolean", "list": "array", "tuple": "array",
-    "dict": "object", "map": "object",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "int": "integer",
+    "long": "integer",
+    "str": "string",
+    "text": "string",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "dict": "object",
+    "map": "object",
 }
 """Type names that are not JSON Schema types, read as the JSON Schema type they mean."""
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
@@ -256,15 +267,29 @@ def parse_sample(obj: Any) -> CfbSample:
     if len(turns) < 2:
         raise _LineProblem("field 'conversations' needs at least the user query and the gold answer")
     first, last = turns[0], turns[-1]
-    if not isinstance(first, dict) or first.get("role") != "user" or not isinstance(first.get("content"), str):
+    if (
+        not isinstance(first, dict)
+        or first.get("role") != "user"
+        or not isinstance(first.get("content"), str)
+    ):
         raise _LineProblem("conversations[0] must be the user turn with string content")
-    if not isinstance(last, dict) or last.get("role") != "assistant" or not isinstance(last.get("content"), str):
+    if (
+        not isinstance(last, dict)
+        or last.get("role") != "assistant"
+        or not isinstance(last.get("content"), str)
+    ):
         raise _LineProblem("the last conversation turn must be the assistant's gold answer (string content)")
     steps = _parse_steps(turns)
     functions, repaired, _notes = _parse_functions(obj.get("functions"))
     return CfbSample(
-        id=obj["id"], domain=domain, index=index, query=first["content"],
-        functions=functions, steps=steps, answer=last["content"], repaired=repaired,
+        id=obj["id"],
+        domain=domain,
+        index=index,
+        query=first["content"],
+        functions=functions,
+        steps=steps,
+        answer=last["content"],
+        repaired=repaired,
     )
 
 

@@ -151,8 +151,9 @@ class Episode:
             return self._record([CallResult(c.index, "after_end", GENERIC_ERROR) for c in calls])
         valid = self._decode(calls, results)
         if self.ended is not None:
-            return self._record([results.get(c.index) or CallResult(c.index, "after_end", GENERIC_ERROR)
-                                 for c in calls])
+            return self._record(
+                [results.get(c.index) or CallResult(c.index, "after_end", GENERIC_ERROR) for c in calls]
+            )
         if self.faithful:
             self._drop_called_free()
         before = {g.uid for g in self.current}
@@ -165,7 +166,9 @@ class Episode:
         self._update(ordered, before, may_end)
         return self._record(ordered)
 
-    def judge_candidates(self, calls: list[PredCall], *, may_end: bool = True) -> list[tuple[PredCall, GoldCall]]:
+    def judge_candidates(
+        self, calls: list[PredCall], *, may_end: bool = True
+    ) -> list[tuple[PredCall, GoldCall]]:
         """The (call, gold call) pairs this turn would send to the judge that it has no verdict for.
 
         Plays the turn on a throw-away copy: which pairs reach the judge depends only on the state
@@ -180,7 +183,11 @@ class Episode:
 
     def _fork(self) -> Episode:
         probe = copy.copy(self)
-        probe.current, probe.consumed, probe.free_called = list(self.current), set(self.consumed), set(self.free_called)
+        probe.current, probe.consumed, probe.free_called = (
+            list(self.current),
+            set(self.consumed),
+            set(self.free_called),
+        )
         probe.errors, probe.results, probe.judge_pending = list(self.errors), [], []
         probe.last_turn_errors = list(self.last_turn_errors)
         return probe
@@ -230,11 +237,14 @@ class Episode:
     def _hungarian(
         self, preds: list[PredCall], golds: list[GoldCall]
     ) -> tuple[list[tuple[PredCall, GoldCall]], list[PredCall]]:
-        sims = self.embedder.similarity([call_text(p.name, p.arguments) for p in preds], [g.text for g in golds])
+        sims = self.embedder.similarity(
+            [call_text(p.name, p.arguments) for p in preds], [g.text for g in golds]
+        )
         rows, cols = linear_sum_assignment(-np.asarray(sims))
         threshold = None if self.faithful else self.settings.min_similarity
         pairs = [
-            (preds[r], golds[c]) for r, c in zip(rows, cols, strict=True)
+            (preds[r], golds[c])
+            for r, c in zip(rows, cols, strict=True)
             if threshold is None or sims[r, c] >= threshold
         ]
         paired = {p.index for p, _ in pairs}
@@ -373,9 +383,13 @@ def _prepare(sample: CfbSample) -> _Prepared:
     if hit is not None and hit.sample is sample:
         return hit
     steps = gold_calls_of(sample)
-    prepared = _Prepared(sample, steps, {f["name"]: f for f in sample.functions},
-                         {f["name"]: f for f in sample.offered_functions()},
-                         {g.key: g for step in steps for g in step if g.optional})
+    prepared = _Prepared(
+        sample,
+        steps,
+        {f["name"]: f for f in sample.functions},
+        {f["name"]: f for f in sample.offered_functions()},
+        {g.key: g for step in steps for g in step if g.optional},
+    )
     if len(_PREPARED) >= _PREPARED_MAX:
         _PREPARED.pop(next(iter(_PREPARED)))
     _PREPARED[id(sample)] = prepared

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 
 def outcome_of(result: CallResult, judge: Judge | None = None) -> ToolOutcome:
     """The tool outcome for one evaluated call (content = exactly what the model reads)."""
-    content = result.content if isinstance(result.content, str) else json.dumps(result.content, ensure_ascii=False)
+    content = (
+        result.content if isinstance(result.content, str) else json.dumps(result.content, ensure_ascii=False)
+    )
     annotations: dict[str, Any] = {"cfb_status": result.status}
     if result.gold is not None:
         annotations["cfb_gold"] = result.gold
@@ -46,7 +48,11 @@ def outcome_of(result: CallResult, judge: Judge | None = None) -> ToolOutcome:
     if result.error is not None:
         annotations["cfb_error"] = result.error.kind
     if result.judge is not None and judge is not None:
-        annotations["cfb_judge"] = {"model": judge.label, "prompt_hash": PROMPT_HASH, "is_equal": result.judge}
+        annotations["cfb_judge"] = {
+            "model": judge.label,
+            "prompt_hash": PROMPT_HASH,
+            "is_equal": result.judge,
+        }
     if result.status == "matched":
         return ToolOutcome(ok=True, result=result.content, content=content, annotations=annotations)
     return ToolOutcome(ok=False, error=content, content=content, annotations=annotations)
@@ -91,7 +97,9 @@ class ReplaySession(ExecutorSession):
         self._deferred = None
         results = self.episode.play_turn(preds)
         # Calls the harness rejects never reach ``call``; keep results keyed by the call itself.
-        self._queued = deque((canonical(p.name, p.arguments or {}), r) for p, r in zip(preds, results, strict=True))
+        self._queued = deque(
+            (canonical(p.name, p.arguments or {}), r) for p, r in zip(preds, results, strict=True)
+        )
 
     def _pred(self, wire_name: str, arguments: dict[str, Any] | None, parse_error: str | None) -> PredCall:
         pred = PredCall(self._next_index, self.names.original(wire_name), arguments, parse_error)
@@ -125,7 +133,9 @@ class ReplaySession(ExecutorSession):
     def snapshot(self) -> dict[str, Any] | None:
         ep = self.episode
         state: dict[str, Any] = {
-            "consumed": sorted(ep.consumed), "pointer": ep.pointer, "turns": ep.turns,
+            "consumed": sorted(ep.consumed),
+            "pointer": ep.pointer,
+            "turns": ep.turns,
             "ended_early": ep.ended is not None,
         }
         if self.live is not None:
@@ -162,6 +172,10 @@ class ReplayExecutor(Executor):
         settings = case_settings(case)
         judge = self._judge(suite)
         live = LiveJudge(judge, sample) if judge is not None else None
-        episode = Episode(sample, settings, self._embedder(settings.embedder),
-                          judge=live.lookup if live is not None else None)
+        episode = Episode(
+            sample,
+            settings,
+            self._embedder(settings.embedder),
+            judge=live.lookup if live is not None else None,
+        )
         return ReplaySession(episode, names, live)

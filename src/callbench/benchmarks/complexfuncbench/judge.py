@@ -45,7 +45,9 @@ states agrees with the API responses, 1 if it is partly consistent (some stateme
 unsupported), 0 if it contradicts them or is unrelated. Judge accuracy only, not completeness.
 Reply with one JSON object only: {"score": 0, 1 or 2, "reason": "<one sentence>"}"""
 
-PROMPT_HASH = sha256_of({"call": CALL_SYSTEM, "completeness": COMPLETENESS_SYSTEM, "correctness": CORRECTNESS_SYSTEM})
+PROMPT_HASH = sha256_of(
+    {"call": CALL_SYSTEM, "completeness": COMPLETENESS_SYSTEM, "correctness": CORRECTNESS_SYSTEM}
+)
 """Recorded with every judged verdict; changing any prompt changes it (and invalidates the cache)."""
 
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=512, tool_choice="none")
@@ -109,7 +111,9 @@ class Judge:
     async def _ask(self, system: str, user: str, *, tolerate_outage: bool) -> dict[str, Any] | None:
         self.requests += 1
         try:
-            turn = await self.provider.generate([Message.system(system), Message.user(user)], [], JUDGE_SETTINGS)
+            turn = await self.provider.generate(
+                [Message.system(system), Message.user(user)], [], JUDGE_SETTINGS
+            )
         except ProviderError:
             # A judge outage is never a model failure: a missing response score lowers coverage; a
             # missing call verdict makes the scoring fail (an error record) rather than a mismatch.
@@ -121,8 +125,16 @@ class Judge:
     # ------------------------------------------------------------ call equivalence
 
     def call_key(self, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None) -> str:
-        return sha256_of({"kind": "call", "judge": self.label, "prompt": PROMPT_HASH, "function": function,
-                          "pred": [pred.name, pred.arguments], "gold": [gold.name, gold.arguments]})
+        return sha256_of(
+            {
+                "kind": "call",
+                "judge": self.label,
+                "prompt": PROMPT_HASH,
+                "function": function,
+                "pred": [pred.name, pred.arguments],
+                "gold": [gold.name, gold.arguments],
+            }
+        )
 
     def lookup_call(self, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None) -> bool | None:
         """The known verdict for a pair, or ``None`` when the judge has not seen it."""
@@ -130,7 +142,9 @@ class Judge:
         value = self.cache.get(key)
         return bool(value["is_equal"]) if value is not None else self._transient.get(key)
 
-    async def judge_call(self, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None, query: str) -> bool:
+    async def judge_call(
+        self, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None, query: str
+    ) -> bool:
         """Ask (or recall) whether ``pred`` is equivalent to ``gold``; unparsable replies mean no.
 
         Safe under concurrency: while one request about a pair is under way, other callers asking
@@ -157,8 +171,9 @@ class Judge:
         if not task.cancelled():
             task.exception()  # retrieved here so an outage nobody waits for any more is not logged twice
 
-    async def _ask_call(self, key: str, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None,
-                        query: str) -> bool:
+    async def _ask_call(
+        self, key: str, pred: PredCall, gold: GoldCall, function: dict[str, Any] | None, query: str
+    ) -> bool:
         user = (
             f"User request:\n{query}\n\nFunction definition:\n{json.dumps(function, ensure_ascii=False)}\n\n"
             f"Call 1:\n{json.dumps({'name': pred.name, 'arguments': pred.arguments}, ensure_ascii=False)}\n\n"
@@ -170,8 +185,15 @@ class Judge:
             # asks again; remembered for this process so the run and its scoring agree.
             self._transient[key] = False
             return False
-        self.cache.put(key, {"is_equal": reply["is_equal"], "reason": str(reply.get("reason", "")),
-                             "judge": self.label, "prompt_hash": PROMPT_HASH})
+        self.cache.put(
+            key,
+            {
+                "is_equal": reply["is_equal"],
+                "reason": str(reply.get("reason", "")),
+                "judge": self.label,
+                "prompt_hash": PROMPT_HASH,
+            },
+        )
         return reply["is_equal"]
 
     # ------------------------------------------------------------ response quality
@@ -179,12 +201,15 @@ class Judge:
     async def score_response(self, kind: str, context: str, answer: str) -> int | None:
         """0-2 completeness or correctness score; ``None`` when the judge gave no valid score."""
         system = COMPLETENESS_SYSTEM if kind == "completeness" else CORRECTNESS_SYSTEM
-        key = sha256_of({"kind": kind, "judge": self.label, "prompt": PROMPT_HASH, "context": context,
-                         "answer": answer})
+        key = sha256_of(
+            {"kind": kind, "judge": self.label, "prompt": PROMPT_HASH, "context": context, "answer": answer}
+        )
         cached = self.cache.get(key)
         if cached is not None:
             return int(cached["score"])
-        reply = await self._ask(system, f"{context}\n\nAssistant's final answer:\n{answer}", tolerate_outage=True)
+        reply = await self._ask(
+            system, f"{context}\n\nAssistant's final answer:\n{answer}", tolerate_outage=True
+        )
         score = _as_score(reply.get("score") if reply else None)
         if score is None:
             return None
@@ -234,10 +259,16 @@ class LiveJudge:
     async def resolve(self, pairs: Iterable[tuple[PredCall, GoldCall]]) -> None:
         """Ask the judge about every pair it has no verdict for (verdicts land in its cache)."""
         unique = {self.judge.call_key(p, g, self.functions.get(g.name)): (p, g) for p, g in pairs}
-        await asyncio.gather(*(self.judge.judge_call(p, g, self.functions.get(g.name), self.sample.query)
-                               for p, g in unique.values()))
+        await asyncio.gather(
+            *(
+                self.judge.judge_call(p, g, self.functions.get(g.name), self.sample.query)
+                for p, g in unique.values()
+            )
+        )
 
-    async def play_turn(self, episode: Episode, calls: list[PredCall], *, may_end: bool = True) -> list[CallResult]:
+    async def play_turn(
+        self, episode: Episode, calls: list[PredCall], *, may_end: bool = True
+    ) -> list[CallResult]:
         """Judge what the turn needs, then play it."""
         pending = episode.judge_candidates(calls, may_end=may_end)
         if pending:
@@ -260,7 +291,10 @@ def shared_judge(spec: str, folder: str | Path | None = None) -> Judge:
         from callbench.providers.model import Model, make_provider  # lazy: the catalog imports scorers
 
         # The Model wrapper adds retries and rate limits; verdicts are cached by the judge itself.
-        judge = Judge(Model(make_provider(str(spec))), label=str(spec),
-                      cache=VerdictCache(Path(folder) if folder else None))
+        judge = Judge(
+            Model(make_provider(str(spec))),
+            label=str(spec),
+            cache=VerdictCache(Path(folder) if folder else None),
+        )
         _SHARED[key] = judge
     return judge

@@ -15,8 +15,16 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 ErrorKind = Literal[
-    "func_error", "param_missing", "param_hallucination", "value_error", "stop_early",
-    "func_hallucination", "format_error", "decode_error", "max_turns", "infra_error",
+    "func_error",
+    "param_missing",
+    "param_hallucination",
+    "value_error",
+    "stop_early",
+    "func_hallucination",
+    "format_error",
+    "decode_error",
+    "max_turns",
+    "infra_error",
 ]
 """The closed first-error taxonomy."""
 
@@ -50,7 +58,12 @@ def critical_table() -> dict[str, frozenset[str]]:
 
 # ---------------------------------------------------------------- format check
 
-_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "number": (int, float), "boolean": (bool,), "array": (list,)}
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+}
 
 
 def format_error(name: str, arguments: dict[str, Any], functions: dict[str, dict[str, Any]]) -> str | None:
@@ -182,14 +195,53 @@ _END = r"""(?=[.,;:)]*(?:\s|$))"""
 _DEFAULT_PATTERNS = (
     re.compile(r"\bdefault(?:\s+value)?\s*(?:\bis\b|:|=)\s*" + _VALUE + _END, re.IGNORECASE),
     re.compile(r"\bdefaults?\s+to\s+" + _VALUE + _END, re.IGNORECASE),
-    re.compile(r"(?:^|[.;,(]\s*)default(?:\s+value)?\s+" + _VALUE + r"(?=[.,;)]+(?:\s|$)|\s*$)",
-               re.IGNORECASE),
+    re.compile(
+        r"(?:^|[.;,(]\s*)default(?:\s+value)?\s+" + _VALUE + r"(?=[.,;)]+(?:\s|$)|\s*$)", re.IGNORECASE
+    ),
 )
-_NOT_VALUES = frozenset({
-    "a", "an", "the", "this", "that", "these", "it", "its", "is", "be", "to", "of", "for", "if", "when",
-    "by", "as", "in", "on", "and", "or", "not", "no", "none", "null", "empty", "nothing", "user", "user's",
-    "users", "value", "values", "will", "all", "any", "one's", "your", "their", "current",
-})
+_NOT_VALUES = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "it",
+        "its",
+        "is",
+        "be",
+        "to",
+        "of",
+        "for",
+        "if",
+        "when",
+        "by",
+        "as",
+        "in",
+        "on",
+        "and",
+        "or",
+        "not",
+        "no",
+        "none",
+        "null",
+        "empty",
+        "nothing",
+        "user",
+        "user's",
+        "users",
+        "value",
+        "values",
+        "will",
+        "all",
+        "any",
+        "one's",
+        "your",
+        "their",
+        "current",
+    }
+)
 """Words that follow "default" in prose but are no value ("defaults to the user's choice")."""
 
 
@@ -246,7 +298,7 @@ def response_equivalent(pred: CallLike, gold: CallLike, function: dict[str, Any]
 def classify_mismatch(pred: CallLike, gold: CallLike, *, improved: bool) -> CallError:
     """The label upstream gives a pair no matcher accepted: first missing gold argument, else the
     first differing one, else the first argument the gold call does not have."""
-    for param, gold_value in gold.arguments.items():
+    for param in gold.arguments:
         if param not in pred.arguments:
             return CallError("param_missing", param, f"parameter {param} missing")
     for param, gold_value in gold.arguments.items():

@@ -42,17 +42,24 @@ def _row(record: Any, scorer: str, labels: dict[str, str]) -> dict[str, Any] | N
         "judge_model": details.get("judge_model") or labels.get("judge"),
         "domain": domain,
         "template": details.get("template") or _get(record, "template") or domain,
-        "success": bool(metrics["success"]), "infra": bool(metrics.get("infra")),
+        "success": bool(metrics["success"]),
+        "infra": bool(metrics.get("infra")),
         "first_error": flags.get("first_error"),
-        **{k: metrics.get(k, 0.0) for k in ("correct_calls", "gold_calls", "predicted_calls", "gold_steps",
-                                            "model_turns")},
-        "response": {"status": flags.get("response", "unknown"), "completeness": metrics.get("completeness"),
-                     "correctness": metrics.get("correctness")},
+        **{
+            k: metrics.get(k, 0.0)
+            for k in ("correct_calls", "gold_calls", "predicted_calls", "gold_steps", "model_turns")
+        },
+        "response": {
+            "status": flags.get("response", "unknown"),
+            "completeness": metrics.get("completeness"),
+            "correctness": metrics.get("correctness"),
+        },
     }
 
 
-def aggregate_records(records: Iterable[Any], scorer: str = "complexeval",
-                      labels: dict[str, str] | None = None) -> dict[str, Any]:
+def aggregate_records(
+    records: Iterable[Any], scorer: str = "complexeval", labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Pooled metrics over records (``CaseRecord``s, record dicts or verdicts).
 
     Records scored in different modes are reported side by side under ``by_mode``, never pooled.
@@ -63,8 +70,10 @@ def aggregate_records(records: Iterable[Any], scorer: str = "complexeval",
         return {"n": 0}
     modes = sorted({r["mode"] for r in rows})
     if len(modes) > 1:
-        return {"by_mode": {m: summarise([r for r in rows if r["mode"] == m]) for m in modes},
-                "warning": "records were scored in different ComplexEval modes; they are never pooled"}
+        return {
+            "by_mode": {m: summarise([r for r in rows if r["mode"] == m]) for m in modes},
+            "warning": "records were scored in different ComplexEval modes; they are never pooled",
+        }
     return summarise(rows)
 
 
@@ -105,9 +114,11 @@ def _partial_data_warning(summary: dict[str, Any]) -> str | None:
     short = [d for d, f in summary["by_domain"].items() if f["n"] < f["success_denominator"]]
     if summary["n"] >= summary["success_denominator"] and not short:
         return None
-    return (f"faithful success rates divide by the published sample counts ({summary['success_denominator']} "
-            f"overall; 150 per domain, 400 Cross) but only {summary['n']} sample(s) were loaded; "
-            f"success_rate_loaded divides by the loaded samples")
+    return (
+        f"faithful success rates divide by the published sample counts ({summary['success_denominator']} "
+        f"overall; 150 per domain, 400 Cross) but only {summary['n']} sample(s) were loaded; "
+        f"success_rate_loaded divides by the loaded samples"
+    )
 
 
 def _figures(rows: list[dict[str, Any]], faithful: bool, domain: str | None) -> dict[str, Any]:
@@ -123,23 +134,35 @@ def _figures(rows: list[dict[str, Any]], faithful: bool, domain: str | None) -> 
     success_values = [float(r["success"]) for r in kept]
     loaded = {"success_rate_loaded": successes / len(kept) if kept else None} if faithful else {}
     return {
-        "n": len(rows), "n_infra_error": sum(1 for r in rows if r["infra"]),
-        "success": successes, "success_denominator": denominator,
+        "n": len(rows),
+        "n_infra_error": sum(1 for r in rows if r["infra"]),
+        "success": successes,
+        "success_denominator": denominator,
         "success_rate": successes / denominator if denominator else None,
         # Faithful only: upstream's formula needs all 1,000 samples; this is the rate over those loaded.
         **loaded,
         # An interval over loaded samples says nothing about a rate over published denominators.
         "success_rate_ci": bootstrap_interval(success_values, clusters, resamples=RESAMPLES).as_dict()
-        if kept and denominator == len(kept) else None,
+        if kept and denominator == len(kept)
+        else None,
         "call_accuracy": correct / gold if gold else None,
-        "call_accuracy_ci": ratio_interval([r["correct_calls"] for r in kept], [r["gold_calls"] for r in kept],
-                                           clusters) if gold else None,
+        "call_accuracy_ci": ratio_interval(
+            [r["correct_calls"] for r in kept], [r["gold_calls"] for r in kept], clusters
+        )
+        if gold
+        else None,
         "call_precision": min(correct, predicted) / predicted if predicted else None,
     }
 
 
-def ratio_interval(numerators: list[float], denominators: list[float], clusters: list[str],
-                   *, confidence: float = 0.95, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+def ratio_interval(
+    numerators: list[float],
+    denominators: list[float],
+    clusters: list[str],
+    *,
+    confidence: float = 0.95,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
     """Percentile bootstrap interval of a pooled ratio Σnum/Σden, resampling whole clusters."""
     index: dict[str, int] = {}
     ids = np.array([index.setdefault(c, len(index)) for c in clusters])
@@ -150,8 +173,12 @@ def ratio_interval(numerators: list[float], denominators: list[float], clusters:
     ratios = num[draws].sum(axis=1) / np.where(sums == 0, np.nan, sums)
     alpha = (1 - confidence) / 2
     low, high = np.nanquantile(ratios, [alpha, 1 - alpha])
-    return {"estimate": float(num.sum() / den.sum()), "low": float(low), "high": float(high),
-            "method": "cluster-bootstrap" if len(index) < len(clusters) else "bootstrap"}
+    return {
+        "estimate": float(num.sum() / den.sum()),
+        "low": float(low),
+        "high": float(high),
+        "method": "cluster-bootstrap" if len(index) < len(clusters) else "bootstrap",
+    }
 
 
 def _first_errors(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -181,8 +208,10 @@ def _steps(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def _response(rows: list[dict[str, Any]], faithful: bool) -> dict[str, Any]:
     statuses = Counter(r["response"]["status"] for r in rows)
     out: dict[str, Any] = {"statuses": dict(statuses)}
-    if not any(r["response"].get("completeness") is not None or r["response"].get("correctness") is not None
-               for r in rows):
+    if not any(
+        r["response"].get("completeness") is not None or r["response"].get("correctness") is not None
+        for r in rows
+    ):
         out["skipped"] = "no response scores: no judge configured or the judge gave none"
         return out
     for kind in ("completeness", "correctness"):
@@ -202,17 +231,27 @@ def result_tables(summary: dict[str, Any]) -> list[Table]:
     """The paper's Table 2 layout for one aggregate (one table per mode when modes differ): success %
     / call accuracy % per domain and overall, then call precision and the 0-2 response scores."""
     if "by_mode" in summary:
-        return [table.model_copy(update={"title": mode})
-                for mode, s in summary["by_mode"].items() for table in result_tables(s)]
+        return [
+            table.model_copy(update={"title": mode})
+            for mode, s in summary["by_mode"].items()
+            for table in result_tables(s)
+        ]
     if not summary.get("n"):
         return [Table(notes=["(no ComplexEval records)"])]
     domains = list(summary["by_domain"])
     cells = [f"{_pct(d['success_rate'])} / {_pct(d['call_accuracy'])}" for d in summary["by_domain"].values()]
     response = summary["response"]
-    scores = [f"{response[k]['mean']:.2f}" if k in response and response[k]["mean"] is not None else "-"
-              for k in ("completeness", "correctness")]
-    row = [summary["mode"], *cells, f"{_pct(summary['success_rate'])} / {_pct(summary['call_accuracy'])}",
-           _pct(summary["call_precision"]), *scores]
+    scores = [
+        f"{response[k]['mean']:.2f}" if k in response and response[k]["mean"] is not None else "-"
+        for k in ("completeness", "correctness")
+    ]
+    row = [
+        summary["mode"],
+        *cells,
+        f"{_pct(summary['success_rate'])} / {_pct(summary['call_accuracy'])}",
+        _pct(summary["call_precision"]),
+        *scores,
+    ]
     notes = []
     if summary.get("success_rate_loaded") is not None and summary.get("warnings"):
         loaded = _pct(summary["success_rate_loaded"])

@@ -10,7 +10,10 @@ from callbench.benchmarks.complexfuncbench.engine import Episode
 from callbench.benchmarks.complexfuncbench.match import CallError, ErrorKind
 
 STOP_ERRORS: dict[str, ErrorKind] = {
-    "max_rounds": "max_turns", "max_calls": "max_turns", "timeout": "infra_error", "error": "infra_error",
+    "max_rounds": "max_turns",
+    "max_calls": "max_turns",
+    "timeout": "infra_error",
+    "error": "infra_error",
 }
 """How a harness stop reason other than a final answer ends the sample."""
 
@@ -35,9 +38,12 @@ class EpisodeOutcome:
 
     def counts(self) -> dict[str, Any]:
         return {
-            "correct_calls": self.correct_calls, "gold_calls": self.gold_calls,
-            "predicted_calls": self.predicted_calls, "gold_steps": self.gold_steps,
-            "model_turns": self.model_turns, "completed_steps": self.completed_steps,
+            "correct_calls": self.correct_calls,
+            "gold_calls": self.gold_calls,
+            "predicted_calls": self.predicted_calls,
+            "gold_steps": self.gold_steps,
+            "model_turns": self.model_turns,
+            "completed_steps": self.completed_steps,
         }
 
 
@@ -69,7 +75,7 @@ def _terminal(episode: Episode, stop_reason: str) -> list[CallError]:
         # Upstream: stop_early unless the step counter passed the last step and the pruned list is empty.
         steps_left: object = episode.turn_id < len(episode.steps)
     else:
-        steps_left = [s for s in episode.steps[episode.pointer:] if any(not g.skippable for g in s)]
+        steps_left = [s for s in episode.steps[episode.pointer :] if any(not g.skippable for g in s)]
     if _remaining(episode) or steps_left:
         return [CallError("stop_early", None, "answered before the gold path was complete")]
     return []
@@ -114,7 +120,9 @@ def finish(episode: Episode, stop_reason: str) -> EpisodeOutcome:
         first = _first_error(episode, terminal)
     counted_calls = [r for r in episode.results if r.status != "after_end"]
     return EpisodeOutcome(
-        success=success, terminal=terminal, first_error=first,
+        success=success,
+        terminal=terminal,
+        first_error=first,
         correct_calls=episode.correct,
         gold_calls=sum(len(s) for s in episode.steps),
         predicted_calls=len(counted_calls),

@@ -92,13 +92,20 @@ def load_suite(spec: str = SUITE_NAME, options: SuiteOptions | None = None) -> S
         log.warning("skipped %s", problem)
     if report.repairs:
         lines = len({r.split(": ", 1)[0] for r in report.repairs})
-        log.warning("%s: repaired %d function schema problem(s) on %d line(s), e.g. %s (all in the suite "
-                    "metadata 'load_repairs')", path.name, len(report.repairs), lines, report.repairs[0])
+        log.warning(
+            "%s: repaired %d function schema problem(s) on %d line(s), e.g. %s (all in the suite "
+            "metadata 'load_repairs')",
+            path.name,
+            len(report.repairs),
+            lines,
+            report.repairs[0],
+        )
     if not report.samples:
         first = f"; first problem: {report.problems[0]}" if report.problems else ""
         raise UserError(f"{path}: no usable ComplexFuncBench sample{first}")
-    return build_suite(report, settings, source=str(path) if not fixture else f"package:{FIXTURE}",
-                       extra=options.extra)
+    return build_suite(
+        report, settings, source=str(path) if not fixture else f"package:{FIXTURE}", extra=options.extra
+    )
 
 
 def build_suite(report: LoadReport, settings: CfbSettings, *, source: str, extra: dict[str, Any]) -> Suite:
@@ -106,17 +113,27 @@ def build_suite(report: LoadReport, settings: CfbSettings, *, source: str, extra
     rounds = _max_rounds(extra.get("max_rounds"))
     cases = [sample_to_case(s, settings, max_rounds=rounds) for s in report.samples]
     config = {
-        "mode": settings.mode, "embedder": settings.embedder, "min_similarity": settings.min_similarity,
-        "judge": extra.get("judge"), "judge_cache": extra.get("judge_cache"),
+        "mode": settings.mode,
+        "embedder": settings.embedder,
+        "min_similarity": settings.min_similarity,
+        "judge": extra.get("judge"),
+        "judge_cache": extra.get("judge_cache"),
     }
     return Suite(
-        name=SUITE_NAME, cases=cases, executor="replay", scorers=["complexeval"],
+        name=SUITE_NAME,
+        cases=cases,
+        executor="replay",
+        scorers=["complexeval"],
         system_prompt="",  # upstream sends no system prompt
         description="ComplexFuncBench: multi-step constrained function calling on replayed Booking APIs",
         source=source,
         default_k=None,  # every sample's own function list is offered, as upstream does
-        metadata={"complexeval": config, "load_problems": report.problems, "load_repairs": report.repairs,
-                  "samples": len(cases)},
+        metadata={
+            "complexeval": config,
+            "load_problems": report.problems,
+            "load_repairs": report.repairs,
+            "samples": len(cases),
+        },
     )
 
 
@@ -124,8 +141,11 @@ def _contract(function: dict[str, Any], names: NameMap) -> ToolContract:
     # ``function`` comes from ``offered_functions()``: schemas repaired at load time are offered.
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
     return ToolContract(
-        name=names.wire(function["name"]), description=str(function.get("description", "")),
-        parameters=parameters, strict=False, read_only=True,
+        name=names.wire(function["name"]),
+        description=str(function.get("description", "")),
+        parameters=parameters,
+        strict=False,
+        read_only=True,
         metadata={"original_name": function["name"]},
     )
 
@@ -151,16 +171,29 @@ def sample_to_case(sample: CfbSample, settings: CfbSettings, *, max_rounds: int 
     names = NameMap.build([f["name"] for f in sample.functions] + [c.name for s in sample.steps for c in s])
     expected = [
         ExpectedStep(id=f"s{k}_{j}", tool=names.wire(call.name), arguments=dict(call.arguments), turn=k)
-        for k, step in enumerate(sample.steps) for j, call in enumerate(step)
+        for k, step in enumerate(sample.steps)
+        for j, call in enumerate(step)
     ]
-    rounds = max_rounds or (FAITHFUL_ROUND_LIMIT if settings.mode == "faithful" else turn_cap(len(sample.steps)))
+    rounds = max_rounds or (
+        FAITHFUL_ROUND_LIMIT if settings.mode == "faithful" else turn_cap(len(sample.steps))
+    )
     return Case(
-        id=sample.id, category=sample.domain, instruction=sample.query,
-        tools=[_contract(f, names) for f in sample.offered_functions()], expected=expected,
-        max_rounds=rounds, executor="replay", harness_guidance=False, template=sample.template,
-        executor_config={"sample": sample.model_dump(mode="json"), "names": names.to_wire,
-                         "mode": settings.mode, "embedder": settings.embedder,
-                         "min_similarity": settings.min_similarity},
+        id=sample.id,
+        category=sample.domain,
+        instruction=sample.query,
+        tools=[_contract(f, names) for f in sample.offered_functions()],
+        expected=expected,
+        max_rounds=rounds,
+        executor="replay",
+        harness_guidance=False,
+        template=sample.template,
+        executor_config={
+            "sample": sample.model_dump(mode="json"),
+            "names": names.to_wire,
+            "mode": settings.mode,
+            "embedder": settings.embedder,
+            "min_similarity": settings.min_similarity,
+        },
         metadata={"domain": sample.domain, "gold_answer": sample.answer, "gold_steps": len(sample.steps)},
     )
 

@@ -27,8 +27,11 @@ _TOKEN = re.compile(r"(?<![\w.,])-?\d+(?:[.,]\d+)*(?![\w])")
 _TOKEN_TEXT = r"-?\d+(?:[.,]\d+)*(?![\w])"
 _MARKUP = r"[\s`*_\"']*"
 _FINAL = re.compile(
-    r"(?<![A-Za-z0-9_])(?:final\s+(?:answer|result|value)|answer)" + _MARKUP
-    + r"(?:is|equals|=|:)" + r"[\s`*_\"':=]*" + rf"(?P<num>{_TOKEN_TEXT})",
+    r"(?<![A-Za-z0-9_])(?:final\s+(?:answer|result|value)|answer)"
+    + _MARKUP
+    + r"(?:is|equals|=|:)"
+    + r"[\s`*_\"':=]*"
+    + rf"(?P<num>{_TOKEN_TEXT})",
     re.IGNORECASE,
 )
 _BOXED = re.compile(rf"\\boxed\{{\s*(?P<num>{_TOKEN_TEXT})\s*\}}")
@@ -84,8 +87,11 @@ def explicit_statements(text: str, target: str) -> list[Statement]:
         rf"[\s`*_\"':=]*(?P<num>{_TOKEN_TEXT})",
         re.IGNORECASE,
     )
-    found = {m.start("num"): Statement(m.group("num"), m.end("num"))
-             for pattern in (binding, _FINAL, _BOXED) for m in pattern.finditer(text)}
+    found = {
+        m.start("num"): Statement(m.group("num"), m.end("num"))
+        for pattern in (binding, _FINAL, _BOXED)
+        for m in pattern.finditer(text)
+    }
     return [found[k] for k in sorted(found)]
 
 
@@ -93,7 +99,10 @@ def _judge_statements(text: str, statements: list[Statement], value: int) -> tup
     hedged = [s for s in statements if _alternative_after(text, s.end)]
     if hedged:
         s = hedged[0]
-        return False, f"the answer offers alternatives: {text[s.end - len(s.number):_next_end(text, s.end)].strip()}"
+        return (
+            False,
+            f"the answer offers alternatives: {text[s.end - len(s.number) : _next_end(text, s.end)].strip()}",
+        )
     stated = list(dict.fromkeys(s.number for s in statements))
     if len(stated) > 1:
         return False, f"the answer makes conflicting explicit statements: {', '.join(stated)}"
@@ -107,7 +116,7 @@ def _alternative_after(text: str, end: int) -> bool:
     nxt = _TOKEN.search(text, end) or re.compile(r"\d").search(text, end)
     if nxt is None:
         return False
-    gap = text[end:nxt.start()]
+    gap = text[end : nxt.start()]
     # A line break ends the statement ("Final answer: 358" then a "- 12 ..." list item).
     return bool(gap) and "\n" not in gap and _HEDGE.fullmatch(gap) is not None
 

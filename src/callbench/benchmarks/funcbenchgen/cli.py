@@ -19,7 +19,9 @@ from callbench.errors import ConfigError
 
 
 def generate_dag(
-    spec: str = typer.Argument(..., help='Grid spec, e.g. "n_core=5,10;depth=1,4;n_conn=0,5;n_dis=0,5;seeds=5".'),
+    spec: str = typer.Argument(
+        ..., help='Grid spec, e.g. "n_core=5,10;depth=1,4;n_conn=0,5;n_dis=0,5;seeds=5".'
+    ),
     output: str = typer.Option(..., "-o", "--output", help="JSONL file to write ('-' for standard output)."),
 ) -> None:
     """Generate FuncBenchGen-style tasks (one JSON task per line)."""

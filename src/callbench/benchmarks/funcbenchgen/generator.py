@@ -101,9 +101,16 @@ def _type_count_upper_bound(params: DagParams) -> int:
     return params.n_core + params.n_conn + params.n_dis + (params.n_core - params.depth) + params.n_dis
 
 
-def _derive(params: DagParams, stage: str, *, core_only: bool = False, with_trial: bool = False) -> random.Random:
+def _derive(
+    params: DagParams, stage: str, *, core_only: bool = False, with_trial: bool = False
+) -> random.Random:
     """A generator seeded only by the parameters (a subset of them when ``core_only``)."""
-    key: dict[str, Any] = {"seed": params.seed, "n_core": params.n_core, "depth": params.depth, "stage": stage}
+    key: dict[str, Any] = {
+        "seed": params.seed,
+        "n_core": params.n_core,
+        "depth": params.depth,
+        "stage": stage,
+    }
     if not core_only:
         key["params"] = params.model_dump(mode="json", exclude={"trial"})
     if with_trial:
@@ -238,7 +245,9 @@ def _prompt_inputs(
             if var < 0:
                 (core_inputs if node.kind == "core" else other_inputs).append((name, kind))
     other_inputs.sort()
-    noise = rng.sample(other_inputs, min(params.noise_inputs, len(other_inputs))) if params.noise_inputs else []
+    noise = (
+        rng.sample(other_inputs, min(params.noise_inputs, len(other_inputs))) if params.noise_inputs else []
+    )
     shown = sorted(core_inputs + noise)
     known = [kind for _, kind in core_inputs + other_inputs]
     return {name: values[kind] for name, kind in shown}, known

@@ -71,8 +71,11 @@ class Beliefs:
         return {f.output_type: f.name for f in self.functions.values()}
 
     def callable(self) -> list[Function]:
-        return [f for f in self.functions.values()
-                if f.name not in self.called and all(t in self.values for t in f.input_types)]
+        return [
+            f
+            for f in self.functions.values()
+            if f.name not in self.called and all(t in self.values for t in f.input_types)
+        ]
 
     def ancestors(self, name: str) -> set[str]:
         producer, seen = self.producer, set()
@@ -98,8 +101,14 @@ def parse_tools(tools: list[ToolContract]) -> dict[str, Function]:
         if not sep or not outputs or len(inputs) != len(params):
             continue  # not a DAG tool: never called
         name_match = _OUTPUT_NAME.search(tail)
-        out[tool.name] = Function(tool.name, params, inputs, outputs[-1],
-                                  name_match.group(1) if name_match else None, ranks[position])
+        out[tool.name] = Function(
+            tool.name,
+            params,
+            inputs,
+            outputs[-1],
+            name_match.group(1) if name_match else None,
+            ranks[position],
+        )
     return out
 
 
@@ -165,8 +174,9 @@ class PlannerAgent(Provider):
     model = "planner"
     needs_network = False
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         return plan_turn(messages, tools)
 
 
@@ -174,7 +184,9 @@ def plan_turn(messages: list[Message], tools: list[ToolContract]) -> ModelTurn:
     """The planner's next turn for this conversation."""
     beliefs = read_conversation(messages, tools)
     if beliefs.target_value is not None:
-        return ModelTurn(text=f"{beliefs.target} = {beliefs.target_value}", model="planner", finish_reason="stop")
+        return ModelTurn(
+            text=f"{beliefs.target} = {beliefs.target_value}", model="planner", finish_reason="stop"
+        )
     calls = next_calls(beliefs)
     if not calls:
         return ModelTurn(text=f"I could not compute {beliefs.target}.", model="planner", finish_reason="stop")
@@ -182,8 +194,11 @@ def plan_turn(messages: list[Message], tools: list[ToolContract]) -> ModelTurn:
     out = []
     for index, function in enumerate(calls):
         args = {p: beliefs.values[t] for p, t in zip(function.params, function.input_types, strict=True)}
-        out.append(ToolCall(id=f"plan_{turn}_{index}", name=function.name, arguments_raw=json.dumps(args),
-                            arguments=args))
+        out.append(
+            ToolCall(
+                id=f"plan_{turn}_{index}", name=function.name, arguments_raw=json.dumps(args), arguments=args
+            )
+        )
     return ModelTurn(tool_calls=out, model="planner", finish_reason="tool_calls")
 
 

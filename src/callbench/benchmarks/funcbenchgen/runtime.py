@@ -25,7 +25,9 @@ from typing import Any, Literal
 from callbench.benchmarks.funcbenchgen.tasks import DagTask, NodeKind
 from callbench.types.hashing import sha256_of
 
-FailureClass = Literal["unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value"]
+FailureClass = Literal[
+    "unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value"
+]
 FAILURE_CLASSES: tuple[str, ...] = (
     "unknown_function",
     "invalid_arguments",

@@ -41,8 +41,14 @@ def classify_calls(case: Case, trace: Trace) -> tuple[list[dict[str, Any]], DagR
     rows = []
     for call in trace.calls:
         node = runtime.nodes.get(call.tool)
-        row: dict[str, Any] = {"index": call.index, "round": call.round, "tool": call.tool,
-                               "node_kind": node.kind if node else None, "failure": None, "cause": None}
+        row: dict[str, Any] = {
+            "index": call.index,
+            "round": call.round,
+            "tool": call.tool,
+            "node_kind": node.kind if node else None,
+            "failure": None,
+            "cause": None,
+        }
         if call.execution in ("ok", "error"):
             res = runtime.call(call.tool, call.arguments)
             row.update(failure=res.failure, cause=res.cause, correct=res.ok)
@@ -89,39 +95,69 @@ class DagScorer(Scorer):
         answered = trace.stop_reason == "answer"
         target_done = any(r["tool"] == task.target_node and r.get("correct") for r in rows)
         # Both rules are judged on every answer: the suite's rule decides, the other is reported beside it.
-        judged = {r: self._judge(r, task.target_variable, task.target_value, trace, answered, target_done,
-                                 calls, n_core) for r in RULES}
+        judged = {
+            r: self._judge(
+                r, task.target_variable, task.target_value, trace, answered, target_done, calls, n_core
+            )
+            for r in RULES
+        }
         passed, reasons = judged[rule]
         failures = [r for r in rows if r["failure"] in FAILURE_CLASSES]
         first = failures[0] if failures else None
         kinds = Counter(r["node_kind"] for r in rows)
         core_done = {r["tool"] for r in rows if r.get("correct") and r["node_kind"] == "core"}
         details = {
-            "rule": rule, "cap": cfg.get("cap", "fixed"), "mode": cfg.get("mode", "silent"),
-            "restate": bool(cfg.get("restate", False)), "setting": task.params.setting,
-            "task_id": task.id, "n_core": n_core, "calls": calls, "answered": answered,
+            "rule": rule,
+            "cap": cfg.get("cap", "fixed"),
+            "mode": cfg.get("mode", "silent"),
+            "restate": bool(cfg.get("restate", False)),
+            "setting": task.params.setting,
+            "task_id": task.id,
+            "n_core": n_core,
+            "calls": calls,
+            "answered": answered,
             "outcome": "success" if passed else ("timeout" if not answered else "incorrect"),
-            "target_value": task.target_value, "target_computed": target_done,
+            "target_value": task.target_value,
+            "target_computed": target_done,
             "failure_counts": dict(Counter(r["failure"] for r in failures)),
             "poisoned": sum(1 for r in failures if r["cause"] == "poisoned"),
             "first_failure": first and {k: first[k] for k in ("index", "round", "tool", "failure", "cause")},
             "distractor_calls": {"conn": kinds.get("conn", 0), "dis": kinds.get("dis", 0)},
-            "core_computed": len(core_done), "per_call": rows,
-            "strict_success": judged["strict"][0], "lenient_success": judged["lenient"][0],
+            "core_computed": len(core_done),
+            "per_call": rows,
+            "strict_success": judged["strict"][0],
+            "lenient_success": judged["lenient"][0],
         }
         metrics = _metrics(calls, kinds, failures, bool(cfg.get("restate", False)), rule)
         metrics.update({f"{r}_success": float(judged[r][0]) for r in RULES})
         if passed:
             metrics["efficiency"] = n_core / calls
         partial = len(core_done) / n_core if passed else min(len(core_done) / n_core, 0.99)
-        return Verdict(scorer=NAME, passed=passed, partial=partial, reasons=reasons, details=details,
-                       metrics=metrics, rationale=_rationale(passed, reasons, rule, calls, n_core))
+        return Verdict(
+            scorer=NAME,
+            passed=passed,
+            partial=partial,
+            reasons=reasons,
+            details=details,
+            metrics=metrics,
+            rationale=_rationale(passed, reasons, rule, calls, n_core),
+        )
 
     @staticmethod
-    def _judge(rule: str, target: str, value: int, trace: Trace, answered: bool, target_done: bool,
-               calls: int, n_core: int) -> tuple[bool, list[Reason]]:
+    def _judge(
+        rule: str,
+        target: str,
+        value: int,
+        trace: Trace,
+        answered: bool,
+        target_done: bool,
+        calls: int,
+        n_core: int,
+    ) -> tuple[bool, list[Reason]]:
         if not answered:
-            return False, [Reason(code="timeout", message=f"no final answer (stopped by {trace.stop_reason})")]
+            return False, [
+                Reason(code="timeout", message=f"no final answer (stopped by {trace.stop_reason})")
+            ]
         text = trace.final_text or ""
         if rule == "lenient":
             reasons = []
@@ -132,7 +168,9 @@ class DagScorer(Scorer):
             return not reasons, reasons
         reasons = []
         if not target_done:
-            reasons.append(Reason(code="target_not_computed", message="the target function never ran correctly"))
+            reasons.append(
+                Reason(code="target_not_computed", message="the target function never ran correctly")
+            )
         ok, why = strict_match(text, target, value)
         if not ok:
             reasons.append(Reason(code="answer_mismatch", message=why))
@@ -143,8 +181,9 @@ class DagScorer(Scorer):
         return aggregate(records)
 
 
-def _metrics(calls: int, kinds: Counter[Any], failures: list[dict[str, Any]], restate: bool,
-             rule: str) -> dict[str, float]:
+def _metrics(
+    calls: int, kinds: Counter[Any], failures: list[dict[str, Any]], restate: bool, rule: str
+) -> dict[str, float]:
     """Per-case numbers; they survive the slimmed records summaries read, unlike ``details``."""
     out = {
         "calls": float(calls),
@@ -193,8 +232,12 @@ def outcome_of(record: Any) -> Outcome | None:
     metrics = dict(verdict.get("metrics") or {})
     task = str(_field(record, "case_id", "") or "").removesuffix("-restate")
     return Outcome(
-        setting=_setting(record, task), arm="restate" if metrics.get("restate") else "plain", task=task,
-        trial=int(_field(record, "trial", 1) or 1), passed=bool(verdict.get("passed")), metrics=metrics,
+        setting=_setting(record, task),
+        arm="restate" if metrics.get("restate") else "plain",
+        task=task,
+        trial=int(_field(record, "trial", 1) or 1),
+        passed=bool(verdict.get("passed")),
+        metrics=metrics,
     )
 
 
@@ -238,13 +281,21 @@ def _row(setting: str, arm: str, outs: list[Outcome]) -> dict[str, Any]:
                 firsts[key.removeprefix("first_failure.")] += 1
     ci = _interval(outs)
     return {
-        "setting": setting, "arm": arm, "n": len(outs), "successes": len(wins),
-        "success_rate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "ci_method": ci.method,
+        "setting": setting,
+        "arm": arm,
+        "n": len(outs),
+        "successes": len(wins),
+        "success_rate": ci.estimate,
+        "ci_low": ci.low,
+        "ci_high": ci.high,
+        "ci_method": ci.method,
         "efficiency": sum(effs) / len(effs) if effs else None,
         "mean_calls": sum(o.metrics.get("calls", 0.0) for o in outs) / max(len(outs), 1),
         "rule": "lenient" if outs and outs[0].metrics.get("lenient_rule") else "strict",
-        "strict_rate": _rate(outs, "strict_success"), "lenient_rate": _rate(outs, "lenient_success"),
-        "failure_counts": dict(failures), "first_failures": dict(firsts),
+        "strict_rate": _rate(outs, "strict_success"),
+        "lenient_rate": _rate(outs, "lenient_success"),
+        "failure_counts": dict(failures),
+        "first_failures": dict(firsts),
     }
 
 
@@ -259,8 +310,10 @@ def _rate(outs: list[Outcome], metric: str) -> float | None:
 def _interval(outs: list[Outcome]) -> Interval:
     """The report's accuracy interval with the task as cluster: Wilson when every task appears
     once, else a task-clustered bootstrap (widened with few tasks, Wilson over tasks at 0%/100%)."""
-    records = [{"verdicts": {NAME: {"passed": o.passed}}, "template": o.task, "key": f"{o.task}#{o.trial}"}
-               for o in outs]
+    records = [
+        {"verdicts": {NAME: {"passed": o.passed}}, "template": o.task, "key": f"{o.task}#{o.trial}"}
+        for o in outs
+    ]
     return accuracy_interval(records, NAME)
 
 
@@ -274,10 +327,14 @@ def _restatement(groups: dict[tuple[str, str], list[Outcome]]) -> dict[str, Any]
     if not both:
         return None
     # Trials of one task are not independent: cluster the bootstrap by task.
-    cmp = paired_comparison([pairs[k]["restate"] for k in both], [pairs[k]["plain"] for k in both],
-                            [task for task, _ in both])
-    return {"n_pairs": len(both), **cmp.as_dict(),
-            "note": "accuracy_a = with restatement, accuracy_b = without; difference = a - b"}
+    cmp = paired_comparison(
+        [pairs[k]["restate"] for k in both], [pairs[k]["plain"] for k in both], [task for task, _ in both]
+    )
+    return {
+        "n_pairs": len(both),
+        **cmp.as_dict(),
+        "note": "accuracy_a = with restatement, accuracy_b = without; difference = a - b",
+    }
 
 
 DAG_COLUMNS = ["setting", "arm", "n", "success", "95% CI", "strict", "lenient", "eff", "calls"]
@@ -292,19 +349,33 @@ def dag_table(summary: Mapping[str, Any]) -> Table:
     rows = []
     for row in summary["rows"]:
         eff = f"{row['efficiency']:.2f}" if row["efficiency"] is not None else "-"
-        rows.append([row["setting"], row["arm"], str(row["n"]), f"{row['success_rate']:.2f}",
-                     f"[{row['ci_low']:.2f},{row['ci_high']:.2f}]", _pct(row.get("strict_rate")),
-                     _pct(row.get("lenient_rate")), eff, f"{row['mean_calls']:.1f}"])
+        rows.append(
+            [
+                row["setting"],
+                row["arm"],
+                str(row["n"]),
+                f"{row['success_rate']:.2f}",
+                f"[{row['ci_low']:.2f},{row['ci_high']:.2f}]",
+                _pct(row.get("strict_rate")),
+                _pct(row.get("lenient_rate")),
+                eff,
+                f"{row['mean_calls']:.1f}",
+            ]
+        )
     notes = []
     rules = sorted({row["rule"] for row in summary["rows"]})
     if rules:
-        notes.append(f"success follows the {'/'.join(rules)} rule; strict = explicit answer, target "
-                     "computed; lenient = official rule: any number equals the value, >= n_core calls")
+        notes.append(
+            f"success follows the {'/'.join(rules)} rule; strict = explicit answer, target "
+            "computed; lenient = official rule: any number equals the value, >= n_core calls"
+        )
     effect: Mapping[str, Any] | None = summary.get("restatement")
     if effect:
         d = effect["difference"]
-        notes.append(f"restatement effect over {effect['n_pairs']} paired tasks: {d['estimate']:+.3f} "
-                     f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={effect['mcnemar_p']:.3g})")
+        notes.append(
+            f"restatement effect over {effect['n_pairs']} paired tasks: {d['estimate']:+.3f} "
+            f"[{d['low']:+.3f}, {d['high']:+.3f}] (McNemar p={effect['mcnemar_p']:.3g})"
+        )
     right: list[Align] = ["right"] * (len(DAG_COLUMNS) - 2)
     align: list[Align] = ["left", "left", *right]  # setting and arm, then figures
     return Table(columns=DAG_COLUMNS, rows=rows, align=align, notes=notes)

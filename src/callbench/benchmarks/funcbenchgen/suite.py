@@ -156,8 +156,16 @@ def grid(spec: DagSpec) -> list[DagParams]:
                 continue
             out.append(
                 make_params(
-                    n_core=n_core, depth=depth, n_conn=n_conn, n_dis=n_dis, supertypes=spec.supertypes,
-                    style=spec.style, noise_inputs=spec.noise, seed=seed, trial=trial, flags=spec.flags,
+                    n_core=n_core,
+                    depth=depth,
+                    n_conn=n_conn,
+                    n_dis=n_dis,
+                    supertypes=spec.supertypes,
+                    style=spec.style,
+                    noise_inputs=spec.noise,
+                    seed=seed,
+                    trial=trial,
+                    flags=spec.flags,
                 )
             )
     if not out:
@@ -213,7 +221,9 @@ def expected_steps(task: DagTask) -> list[ExpectedStep]:
     while remaining:
         for node in remaining:
             if all(producer.get(t) in layer for t in node.input_types if t in producer):
-                layer[node.name] = max((layer[producer[t]] + 1 for t in node.input_types if t in producer), default=0)
+                layer[node.name] = max(
+                    (layer[producer[t]] + 1 for t in node.input_types if t in producer), default=0
+                )
         remaining = [n for n in remaining if n.name not in layer]
     position = {n.name: i for i, n in enumerate(task.nodes)}
     nodes = task.node_map()
@@ -254,8 +264,13 @@ def build_case(task: DagTask, episode: EpisodeOptions) -> Case:
         template=f"{task.params.setting}-s{task.params.seed}",
         # task_key: both restatement arms are one task; seeded agents (noisy) draw per task so the
         # paired arm comparison is not confounded by different draws.
-        metadata={"setting": task.params.setting, "arm": arm, "seed": task.params.seed, "task_key": task.id,
-                  "dag": task.metadata},
+        metadata={
+            "setting": task.params.setting,
+            "arm": arm,
+            "seed": task.params.seed,
+            "task_key": task.id,
+            "dag": task.metadata,
+        },
     )
 
 

@@ -3,26 +3,41 @@
 from __future__ import annotations
 
 from callbench.benchmarks.genomics.tools import (
-                                              annotation,
-                                              blast,
-                                              editing,
-                                              export,
-                                              loading,
-                                              marks,
-                                              navigation,
-                                              primers,
-                                              protein,
-                                              remote,
-                                              restriction,
-                                              search,
-                                              sequence,
-                                              system,
-                                              tracks,
+    annotation,
+    blast,
+    editing,
+    export,
+    loading,
+    marks,
+    navigation,
+    primers,
+    protein,
+    remote,
+    restriction,
+    search,
+    sequence,
+    system,
+    tracks,
 )
 from callbench.benchmarks.genomics.tools._spec import TOOLS, ToolFunc, ToolSpec
 
-_MODULES = (annotation, blast, editing, export, loading, marks, navigation, primers, protein, remote, restriction,
-            search, sequence, system, tracks)  # imported for their @tool registrations
+_MODULES = (
+    annotation,
+    blast,
+    editing,
+    export,
+    loading,
+    marks,
+    navigation,
+    primers,
+    protein,
+    remote,
+    restriction,
+    search,
+    sequence,
+    system,
+    tracks,
+)  # imported for their @tool registrations
 
 BINDINGS: dict[str, ToolFunc] = {name: spec.func for name, spec in sorted(TOOLS.items())}
 SPECS: dict[str, ToolSpec] = dict(sorted(TOOLS.items()))

@@ -34,14 +34,27 @@ class Feature:
     def name(self) -> str:
         q = dict(self.qualifiers)
         # /label last: callbench's GenBank export names user annotations with it.
-        return (q.get("gene") or q.get("operon") or q.get("Name") or q.get("locus_tag") or q.get("label")
-                or self.id)
+        return (
+            q.get("gene")
+            or q.get("operon")
+            or q.get("Name")
+            or q.get("locus_tag")
+            or q.get("label")
+            or self.id
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form used in tool results and snapshots."""
-        return {"id": self.id, "type": self.type, "name": self.name, "chromosome": self.chromosome,
-                "start": self.start, "end": self.end, "strand": "+" if self.strand >= 0 else "-",
-                **dict(self.qualifiers)}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "name": self.name,
+            "chromosome": self.chromosome,
+            "start": self.start,
+            "end": self.end,
+            "strand": "+" if self.strand >= 0 else "-",
+            **dict(self.qualifiers),
+        }
 
 
 @dataclass(frozen=True, eq=False)  # identity hashing: parsed genomes are cached singletons
@@ -74,8 +87,17 @@ def _parse_cached(path: str, mtime: float) -> Genome:
             if f.type == "source":
                 continue
             quals = tuple((k, str(v[0])) for k, v in f.qualifiers.items() if v)
-            features.append(Feature(f"{record.id}_f{i:03d}", f.type, record.id, int(f.location.start) + 1,
-                                    int(f.location.end), int(f.location.strand or 1), quals))
+            features.append(
+                Feature(
+                    f"{record.id}_f{i:03d}",
+                    f.type,
+                    record.id,
+                    int(f.location.start) + 1,
+                    int(f.location.end),
+                    int(f.location.strand or 1),
+                    quals,
+                )
+            )
     organism = str(records[0].annotations.get("organism", ""))
     return Genome(Path(path).stem, path, sequences, tuple(features), organism)
 

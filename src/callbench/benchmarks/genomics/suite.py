@@ -78,9 +78,18 @@ def _suite(name: str, cases: list[Case], description: str) -> Suite:
             unknown = [t for t in step.tools if t not in registry]
             if unknown:
                 raise SuiteError(f"{name}: case {case.id!r}: unknown tool(s) {unknown}")
-    return Suite(name=name, cases=cases, registry=registry, executor=make_executor(), scorers=list(SCORERS),
-                 system_prompt=SYSTEM_PROMPT, description=description, version="1",
-                 source="callbench.benchmarks.genomics", metadata={"domain": "genomics", "tools": len(registry)})
+    return Suite(
+        name=name,
+        cases=cases,
+        registry=registry,
+        executor=make_executor(),
+        scorers=list(SCORERS),
+        system_prompt=SYSTEM_PROMPT,
+        description=description,
+        version="1",
+        source="callbench.benchmarks.genomics",
+        metadata={"domain": "genomics", "tools": len(registry)},
+    )
 
 
 def _reject_spec(name: str, spec: str) -> None:
@@ -91,15 +100,21 @@ def _reject_spec(name: str, spec: str) -> None:
 def load_simple(spec: str = "", options: SuiteOptions | None = None) -> Suite:
     """The single-call genomics suite."""
     _reject_spec("genomics-simple", spec)
-    return _suite("genomics-simple", read_suite_cases("genomics-simple"),
-                  "Single genome-workbench operations: one expected call each.")
+    return _suite(
+        "genomics-simple",
+        read_suite_cases("genomics-simple"),
+        "Single genome-workbench operations: one expected call each.",
+    )
 
 
 def load_complex(spec: str = "", options: SuiteOptions | None = None) -> Suite:
     """The multi-step genomics workflows."""
     _reject_spec("genomics-complex", spec)
-    return _suite("genomics-complex", read_suite_cases("genomics-complex"),
-                  "Multi-step genome-workbench workflows (2-9 steps) with references between steps.")
+    return _suite(
+        "genomics-complex",
+        read_suite_cases("genomics-complex"),
+        "Multi-step genome-workbench workflows (2-9 steps) with references between steps.",
+    )
 
 
 def load_all(spec: str = "", options: SuiteOptions | None = None) -> Suite:

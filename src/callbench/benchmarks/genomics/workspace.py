@@ -18,16 +18,42 @@ from callbench.types.frozen import freeze
 
 DATA_FOLDER = "data"
 INITIAL_VIEW = {"chromosome": "SYN01", "start": 35001, "end": 36000}
-TRACKS = ("genes", "gc_content", "sequence", "variants", "reads", "proteins", "primers", "actions",
-          "wigTracks", "blast")
+TRACKS = (
+    "genes",
+    "gc_content",
+    "sequence",
+    "variants",
+    "reads",
+    "proteins",
+    "primers",
+    "actions",
+    "wigTracks",
+    "blast",
+)
 VISIBLE_BY_DEFAULT = {"genes", "gc_content", "sequence"}
-TRACK_SETTING_DEFAULTS: dict[str, Any] = {"height": 80, "color": "#4a90d9", "lineWidth": 1,
-                                          "showLabels": True, "opacity": 1.0}
-UI_DEFAULTS: dict[str, Any] = {"chatbox_visible": True, "chatbox_layout": "floating", "chatbox_minimized": False,
-                               "sidebar_visible": True, "sidebar_panels": {}, "top_banner": "expanded",
-                               "settings_modal_open": False, "style": "classic"}
-EXPORT_DEFAULTS: dict[str, Any] = {"defaultFormat": "fasta", "lineLength": 60, "includeAnnotations": True,
-                                   "outputDirectory": "exports"}
+TRACK_SETTING_DEFAULTS: dict[str, Any] = {
+    "height": 80,
+    "color": "#4a90d9",
+    "lineWidth": 1,
+    "showLabels": True,
+    "opacity": 1.0,
+}
+UI_DEFAULTS: dict[str, Any] = {
+    "chatbox_visible": True,
+    "chatbox_layout": "floating",
+    "chatbox_minimized": False,
+    "sidebar_visible": True,
+    "sidebar_panels": {},
+    "top_banner": "expanded",
+    "settings_modal_open": False,
+    "style": "classic",
+}
+EXPORT_DEFAULTS: dict[str, Any] = {
+    "defaultFormat": "fasta",
+    "lineLength": 60,
+    "includeAnnotations": True,
+    "outputDirectory": "exports",
+}
 
 
 class Workspace:
@@ -137,7 +163,7 @@ class Workspace:
         return chrom, s, e
 
     def subseq(self, chrom: str, start: int, end: int) -> str:
-        return self.sequences[chrom][start - 1:end]
+        return self.sequences[chrom][start - 1 : end]
 
     def features(self) -> list[dict[str, Any]]:
         """Genome features plus user annotations."""
@@ -191,21 +217,40 @@ class Workspace:
     def snapshot(self) -> dict[str, Any]:
         """The state for the final-state check, as a detached immutable value (sequences summarised by
         hash and length, written files by content hash). Everything a tool can change is in it."""
-        seqs = {c: {"length": len(s), "sha256": hashlib.sha256(s.encode()).hexdigest()[:16]}
-                for c, s in self.sequences.items()}
+        seqs = {
+            c: {"length": len(s), "sha256": hashlib.sha256(s.encode()).hexdigest()[:16]}
+            for c, s in self.sequences.items()
+        }
         files = {}
         for rel in sorted(self.files_written):
             full = self.root / rel
             if full.is_file():
                 files[rel] = hashlib.sha256(full.read_bytes()).hexdigest()[:16]
-        return freeze({
-            "genome": self.genome.name if self.genome else None, "sequences": seqs, "view": self.view,
-            "selection": self.selection, "tracks": self.tracks, "track_settings": self.track_settings,
-            "tabs": self.tabs, "active_tab": self.active_tab, "windows": self.windows,
-            "active_window": self.active_window, "highlights": self.highlights, "bookmarks": self.bookmarks,
-            "saved_views": self.saved_views, "annotations": self.annotations,
-            "pending_actions": self.actions, "clipboard": self.clipboard, "primers": self.primers,
-            "blast_databases": sorted(self.blast_dbs), "tasks": self.tasks, "cwd": self.cwd,
-            "export_settings": self.export_settings, "loaded_files": [f["path"] for f in self.loaded_files],
-            "ui": self.ui, "files": files,
-        })
+        return freeze(
+            {
+                "genome": self.genome.name if self.genome else None,
+                "sequences": seqs,
+                "view": self.view,
+                "selection": self.selection,
+                "tracks": self.tracks,
+                "track_settings": self.track_settings,
+                "tabs": self.tabs,
+                "active_tab": self.active_tab,
+                "windows": self.windows,
+                "active_window": self.active_window,
+                "highlights": self.highlights,
+                "bookmarks": self.bookmarks,
+                "saved_views": self.saved_views,
+                "annotations": self.annotations,
+                "pending_actions": self.actions,
+                "clipboard": self.clipboard,
+                "primers": self.primers,
+                "blast_databases": sorted(self.blast_dbs),
+                "tasks": self.tasks,
+                "cwd": self.cwd,
+                "export_settings": self.export_settings,
+                "loaded_files": [f["path"] for f in self.loaded_files],
+                "ui": self.ui,
+                "files": files,
+            }
+        )

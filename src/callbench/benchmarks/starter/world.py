@@ -15,18 +15,37 @@ from callbench.errors import ToolError
 from callbench.types.case import Case
 
 WEATHER = {
-    "paris": (14.0, "light rain"), "tokyo": (22.5, "clear"), "oslo": (-3.0, "snow"), "rome": (18.0, "sunny"),
-    "berlin": (9.5, "cloudy"), "lima": (19.0, "overcast"), "nairobi": (24.0, "clear"),
+    "paris": (14.0, "light rain"),
+    "tokyo": (22.5, "clear"),
+    "oslo": (-3.0, "snow"),
+    "rome": (18.0, "sunny"),
+    "berlin": (9.5, "cloudy"),
+    "lima": (19.0, "overcast"),
+    "nairobi": (24.0, "clear"),
 }
 CONTACTS = {
     "alice martin": ("alice.martin@example.org", "+33 1 55 01 02 03"),
     "bob stone": ("bob@example.com", "+44 20 7946 0001"),
     "carol diaz": ("carol.diaz@example.net", "+34 91 123 45 67"),
 }
-LINEAR = {"km": ("length", 1000.0), "mi": ("length", 1609.344), "m": ("length", 1.0), "ft": ("length", 0.3048),
-          "kg": ("mass", 1.0), "lb": ("mass", 0.45359237)}
-OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-             ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Mod: operator.mod}
+LINEAR = {
+    "km": ("length", 1000.0),
+    "mi": ("length", 1609.344),
+    "m": ("length", 1.0),
+    "ft": ("length", 0.3048),
+    "kg": ("mass", 1.0),
+    "lb": ("mass", 0.45359237),
+}
+OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Mod: operator.mod,
+}
 
 
 class StarterWorld:
@@ -46,8 +65,13 @@ class StarterWorld:
 
     def snapshot(self) -> dict[str, Any]:
         files = sorted(p.name for p in self.workdir.iterdir()) if self.workdir.exists() else []
-        return {"events": self.events, "notes": self.notes, "outbox": self.outbox, "files": files,
-                "synced": self.synced}
+        return {
+            "events": self.events,
+            "notes": self.notes,
+            "outbox": self.outbox,
+            "files": files,
+            "synced": self.synced,
+        }
 
 
 def make_world(case: Case, workdir: Path) -> StarterWorld:
@@ -65,8 +89,13 @@ def get_weather(world: StarterWorld, city: str, unit: str = "celsius") -> dict[s
 
 def get_forecast(world: StarterWorld, city: str, days: int = 1) -> dict[str, Any]:
     today = get_weather(world, city)
-    return {"city": city, "days": [{"day": d, "temperature": today["temperature"] + d * 0.5,
-                                    "condition": today["condition"]} for d in range(1, days + 1)]}
+    return {
+        "city": city,
+        "days": [
+            {"day": d, "temperature": today["temperature"] + d * 0.5, "condition": today["condition"]}
+            for d in range(1, days + 1)
+        ],
+    }
 
 
 def convert_units(world: StarterWorld, value: float, from_unit: str, to_unit: str) -> dict[str, Any]:
@@ -89,7 +118,11 @@ def calculate(world: StarterWorld, expression: str) -> dict[str, Any]:
 
 
 def _eval(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
         return OPERATORS[type(node.op)](_eval(node.left), _eval(node.right))
@@ -115,11 +148,22 @@ def send_email(world: StarterWorld, to: str, subject: str, body: str) -> dict[st
     return {"message_id": message_id, "status": "sent"}
 
 
-def create_event(world: StarterWorld, title: str, date: str | None = None, day: str | None = None,
-                 time: str | None = None, duration_minutes: int = 60) -> dict[str, Any]:
+def create_event(
+    world: StarterWorld,
+    title: str,
+    date: str | None = None,
+    day: str | None = None,
+    time: str | None = None,
+    duration_minutes: int = 60,
+) -> dict[str, Any]:
     event_id = world.next_id("evt")
-    event = {"event_id": event_id, "title": title, "date": date or day, "time": time,
-             "duration_minutes": duration_minutes}
+    event = {
+        "event_id": event_id,
+        "title": title,
+        "date": date or day,
+        "time": time,
+        "duration_minutes": duration_minutes,
+    }
     world.events[event_id] = event
     return dict(event)
 
@@ -148,8 +192,11 @@ def add_note(world: StarterWorld, title: str, body: str) -> dict[str, Any]:
 
 def search_notes(world: StarterWorld, query: str) -> dict[str, Any]:
     words = query.lower().split()
-    hits = [{"note_id": k, **v} for k, v in world.notes.items()
-            if all(w in (v["title"] + " " + v["body"]).lower() for w in words)]
+    hits = [
+        {"note_id": k, **v}
+        for k, v in world.notes.items()
+        if all(w in (v["title"] + " " + v["body"]).lower() for w in words)
+    ]
     return {"notes": hits}
 
 
@@ -167,6 +214,22 @@ def read_file(world: StarterWorld, filename: str) -> dict[str, Any]:
     return {"filename": filename, "content": path.read_text(encoding="utf-8")}
 
 
-BINDINGS = {f.__name__: f for f in (get_weather, get_forecast, convert_units, calculate, get_contact, send_email,
-                                    create_event, list_events, delete_event, sync_calendar, add_note, search_notes,
-                                    write_file, read_file)}
+BINDINGS = {
+    f.__name__: f
+    for f in (
+        get_weather,
+        get_forecast,
+        convert_units,
+        calculate,
+        get_contact,
+        send_email,
+        create_event,
+        list_events,
+        delete_event,
+        sync_calendar,
+        add_note,
+        search_notes,
+        write_file,
+        read_file,
+    )
+}

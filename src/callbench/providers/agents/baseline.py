@@ -16,8 +16,8 @@ from typing import Any
 
 from callbench.errors import ConfigError
 from callbench.providers.base import Provider
-from callbench.types.case import Case
 from callbench.tools.retrieve import MODEL_VIEW_FIELDS, index_for, split_clauses
+from callbench.types.case import Case
 from callbench.types.contract import ToolContract
 from callbench.types.dsl import parse_tool_content
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
@@ -49,8 +49,9 @@ class BaselineAgent(Provider):
         extra = tuple(t for t in vocabulary.get("file_types", ()) if t not in GENERIC_FILE_TYPES)
         return BaselineAgent(GENERIC_FILE_TYPES + extra) if extra else self
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         request = next((m.content for m in messages if m.role == "user"), "")
         clauses = split_clauses(request) or [request]
         made = sum(len(m.tool_calls) for m in messages if m.role == "assistant")
@@ -89,8 +90,9 @@ def file_pattern(file_types: tuple[str, ...] = GENERIC_FILE_TYPES) -> re.Pattern
     return re.compile(rf"\b[\w.-]+\.(?:{alternatives})\b", re.I)
 
 
-def fill_arguments(tool: ToolContract, clause: str, request: str, results: list[Any],
-                   files: re.Pattern[str] | None = None) -> dict[str, Any]:
+def fill_arguments(
+    tool: ToolContract, clause: str, request: str, results: list[Any], files: re.Pattern[str] | None = None
+) -> dict[str, Any]:
     """Argument values found in the clause (then the whole request, then earlier results)."""
     props: dict[str, Any] = tool.parameters.get("properties", {})
     required = list(tool.parameters.get("required", []))
@@ -166,8 +168,11 @@ class _Evidence:
 
 def _mentions(lower_text: str, word: str) -> bool:
     w = word.lower()
-    return f" {w} " in lower_text or f" {w.replace('_', ' ')} " in lower_text or re.search(rf"\b{re.escape(w)}\b",
-                                                                                           lower_text) is not None
+    return (
+        f" {w} " in lower_text
+        or f" {w.replace('_', ' ')} " in lower_text
+        or re.search(rf"\b{re.escape(w)}\b", lower_text) is not None
+    )
 
 
 def _pop(items: list[str]) -> str | None:
@@ -179,7 +184,7 @@ def _from_results(key: str, results: list[Any]) -> Any:
         if isinstance(result, dict):
             if key in result and result[key] not in (None, "", [], {}):
                 return result[key]
-            for alias in (("email",) if key in ("to", "recipient") else ()):
+            for alias in ("email",) if key in ("to", "recipient") else ():
                 if alias in result:
                     return result[alias]
     return None

@@ -24,8 +24,16 @@ from callbench.types.hashing import sha256_of
 from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 Plan = list[list[PlannedCall]]
-MUTATIONS = ("wrong_tool", "wrong_value", "missing_key", "extra_key", "schema_invalid_value",
-             "unexpected_call", "early_stop", "prose_call")
+MUTATIONS = (
+    "wrong_tool",
+    "wrong_value",
+    "missing_key",
+    "extra_key",
+    "schema_invalid_value",
+    "unexpected_call",
+    "early_stop",
+    "prose_call",
+)
 
 
 class NoisyAgent(Provider):
@@ -37,8 +45,9 @@ class NoisyAgent(Provider):
         self.mutation = mutation
         self.model = f"noisy:{seed}" + (f":{mutation}" if mutation else "")
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         raise ConfigError("the noisy agent must be bound to a case with for_case()")
 
     def for_case(self, case: Case) -> Provider:
@@ -62,13 +71,16 @@ class MutatingPlayer(PlanPlayer):
     """Applies the mutation lazily, on the first request, when the offered tools are known."""
 
     def __init__(self, case: Case, mutation: str, rng: random.Random) -> None:
-        super().__init__(case=case, plan=gold_plan(case), final_text=answer_text(case), label=f"noisy:{mutation}")
+        super().__init__(
+            case=case, plan=gold_plan(case), final_text=answer_text(case), label=f"noisy:{mutation}"
+        )
         self.mutation = mutation
         self.rng = rng
         self.applied = False
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         if not self.applied:
             self.applied = True
             self.label = f"noisy:{self.mutation}"
@@ -129,8 +141,12 @@ def _perturb(value: Any) -> Any:
 
 def _missing_key(p: MutatingPlayer, tools: list[ToolContract]) -> bool:
     def droppable(c: PlannedCall) -> list[str]:
-        return [k for k, v in c.arguments.items() if not k.startswith("$")
-                and not (isinstance(v, dict) and "$default" in v)]
+        return [
+            k
+            for k, v in c.arguments.items()
+            if not k.startswith("$") and not (isinstance(v, dict) and "$default" in v)
+        ]
+
     call = _pick_call(p, lambda c: bool(droppable(c)))
     if call is None:
         return False
@@ -152,15 +168,24 @@ def _schema_invalid_value(p: MutatingPlayer, tools: list[ToolContract]) -> bool:
 
     def typed_keys(c: PlannedCall) -> list[str]:
         props = schemas.get(c.tool, {})
-        return [k for k in c.arguments if isinstance(props.get(k), dict) and props[k].get("type") in
-                ("string", "integer", "number", "boolean", "array", "object")]
+        return [
+            k
+            for k in c.arguments
+            if isinstance(props.get(k), dict)
+            and props[k].get("type") in ("string", "integer", "number", "boolean", "array", "object")
+        ]
+
     call = _pick_call(p, lambda c: bool(typed_keys(c)))
     if call is None:
         return False
     key = p.rng.choice(typed_keys(call))
     kind = schemas[call.tool][key]["type"]
-    call.arguments = {**call.arguments, key: {"string": 12345, "array": "not-a-list", "object": "not-an-object"}
-                      .get(kind, "not-a-number" if kind != "boolean" else "maybe")}
+    call.arguments = {
+        **call.arguments,
+        key: {"string": 12345, "array": "not-a-list", "object": "not-an-object"}.get(
+            kind, "not-a-number" if kind != "boolean" else "maybe"
+        ),
+    }
     return True
 
 
@@ -197,9 +222,14 @@ def _prose_call(p: MutatingPlayer, tools: list[ToolContract]) -> bool:
 
 
 MUTATORS: dict[str, Callable[[MutatingPlayer, list[ToolContract]], bool]] = {
-    "wrong_tool": _wrong_tool, "wrong_value": _wrong_value, "missing_key": _missing_key,
-    "extra_key": _extra_key, "schema_invalid_value": _schema_invalid_value,
-    "unexpected_call": _unexpected_call, "early_stop": _early_stop, "prose_call": _prose_call,
+    "wrong_tool": _wrong_tool,
+    "wrong_value": _wrong_value,
+    "missing_key": _missing_key,
+    "extra_key": _extra_key,
+    "schema_invalid_value": _schema_invalid_value,
+    "unexpected_call": _unexpected_call,
+    "early_stop": _early_stop,
+    "prose_call": _prose_call,
 }
 
 

@@ -55,8 +55,12 @@ def gold_plan(case: Case) -> list[list[PlannedCall]]:
 def _conversation_plan(case: Case, user_turns: int) -> list[list[PlannedCall]]:
     plan: list[list[PlannedCall]] = []
     for turn in range(user_turns):
-        calls = [PlannedCall(s, s.tools[0], s.arguments) for s in case.expected if s.turn == turn
-                 for _ in range(s.times)]
+        calls = [
+            PlannedCall(s, s.tools[0], s.arguments)
+            for s in case.expected
+            if s.turn == turn
+            for _ in range(s.times)
+        ]
         if calls:
             plan.append(calls)
         plan.append([])  # a text-only round ends the user turn
@@ -78,8 +82,9 @@ class OracleAgent(Provider):
     model = "oracle"
     needs_network = False
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         raise ConfigError("the oracle agent plays a case's gold path and must be bound with for_case()")
 
     def for_case(self, case: Case) -> Provider:
@@ -102,8 +107,9 @@ class PlanPlayer(Provider):
     name: str = "oracle"
     needs_network: bool = False
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
         if self.prose is not None:
             return ModelTurn(text=self.prose, model=self.label, finish_reason="stop")
         if self.position >= len(self.plan):
@@ -111,8 +117,11 @@ class PlanPlayer(Provider):
         if not self.plan[self.position]:  # a planned text-only round (end of a user turn)
             self.position += 1
             return ModelTurn(text="Done.", model=self.label, finish_reason="stop")
-        results = {m.tool_call_id: parse_tool_content(m.content) for m in messages
-                   if m.role == "tool" and m.tool_call_id is not None}
+        results = {
+            m.tool_call_id: parse_tool_content(m.content)
+            for m in messages
+            if m.role == "tool" and m.tool_call_id is not None
+        }
         schemas = {t.name: t.parameters for t in tools}
         lookup = ref_lookup(self.step_calls, results)
         calls = [self._call(p, lookup, schemas) for p in self.plan[self.position]]
@@ -124,7 +133,11 @@ class PlanPlayer(Provider):
 
         self.counter += 1
         call_id = f"call_{self.counter}"
-        args = planned.arguments if planned.literal else realize(planned.arguments, lookup, schemas.get(planned.tool))
+        args = (
+            planned.arguments
+            if planned.literal
+            else realize(planned.arguments, lookup, schemas.get(planned.tool))
+        )
         if planned.step is not None:
             self.step_calls.setdefault(planned.step.id, call_id)
         return ToolCall(id=call_id, name=planned.tool, arguments_raw=json.dumps(args), arguments=args)

@@ -13,9 +13,12 @@ class RefuseAgent(Provider):
     model = "refuse"
     needs_network = False
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
-        return ModelTurn(text="I will not call any tool for this request.", model="refuse", finish_reason="stop")
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        return ModelTurn(
+            text="I will not call any tool for this request.", model="refuse", finish_reason="stop"
+        )
 
 
 def make_provider(spec: str) -> Provider:

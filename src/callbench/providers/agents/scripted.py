@@ -24,14 +24,19 @@ Responder = Callable[[list[Message], list[ToolContract]], ModelTurn]
 _ids = itertools.count(1)
 
 
-def tool_call_turn(name: str, arguments: dict[str, Any] | str, *more: tuple[str, dict[str, Any] | str]) -> ModelTurn:
+def tool_call_turn(
+    name: str, arguments: dict[str, Any] | str, *more: tuple[str, dict[str, Any] | str]
+) -> ModelTurn:
     """A turn with one or more calls; a string argument is sent raw (it may be malformed JSON on purpose)."""
     calls = []
     for tool, args in ((name, arguments), *more):
         raw = args if isinstance(args, str) else json.dumps(args)
         parsed, error = parse_arguments(raw)
-        calls.append(ToolCall(id=f"scripted_{next(_ids)}", name=tool, arguments_raw=raw, arguments=parsed,
-                              parse_error=error))
+        calls.append(
+            ToolCall(
+                id=f"scripted_{next(_ids)}", name=tool, arguments_raw=raw, arguments=parsed, parse_error=error
+            )
+        )
     return ModelTurn(tool_calls=calls, model="scripted", finish_reason="tool_calls")
 
 
@@ -62,9 +67,12 @@ class ScriptedProvider(Provider):
         fresh.history = self.history
         return fresh
 
-    async def generate(self, messages: list[Message], tools: list[ToolContract],
-                       settings: GenerationSettings) -> ModelTurn:
-        self.history.append({"messages": [m.model_copy() for m in messages], "tools": [t.name for t in tools]})
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn:
+        self.history.append(
+            {"messages": [m.model_copy() for m in messages], "tools": [t.name for t in tools]}
+        )
         if callable(self.turns):
             return self.turns(messages, tools)
         if self._position >= len(self.turns):

@@ -37,15 +37,23 @@ class ToolSpec:
 
     def contract(self) -> dict[str, Any]:
         """The contract mapping written to ``registry/<category>/<name>.yaml``."""
-        params: dict[str, Any] = {"type": "object", "properties": self.properties,
-                                  "additionalProperties": False}
+        params: dict[str, Any] = {
+            "type": "object",
+            "properties": self.properties,
+            "additionalProperties": False,
+        }
         if self.required:
             params["required"] = list(self.required)
         if self.any_of:
             params["anyOf"] = [{"required": list(keys)} for keys in self.any_of]
-        out: dict[str, Any] = {"name": self.name, "description": self.description, "category": self.category,
-                               "keywords": list(self.keywords), "read_only": self.read_only,
-                               "parameters": params}
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "category": self.category,
+            "keywords": list(self.keywords),
+            "read_only": self.read_only,
+            "parameters": params,
+        }
         if self.result:
             out["result_schema"] = {"type": "object", "properties": self.result}
         if self.equivalent_to:
@@ -62,22 +70,44 @@ class ToolSpec:
 TOOLS: dict[str, ToolSpec] = {}
 
 
-def tool(category: str, description: str, *, params: dict[str, Any] | None = None,
-         required: tuple[str, ...] = (), read_only: bool = False, keywords: tuple[str, ...] = (),
-         equivalent_to: tuple[str | dict[str, Any], ...] = (),
-         alternative_keys: dict[str, list[list[str]]] | None = None,
-         follow_up_of: tuple[str | dict[str, Any], ...] = (), result: dict[str, Any] | None = None,
-         any_of: tuple[tuple[str, ...], ...] = (), long_running: bool = False,
-         name: str | None = None) -> Callable[[ToolFunc], ToolFunc]:
+def tool(
+    category: str,
+    description: str,
+    *,
+    params: dict[str, Any] | None = None,
+    required: tuple[str, ...] = (),
+    read_only: bool = False,
+    keywords: tuple[str, ...] = (),
+    equivalent_to: tuple[str | dict[str, Any], ...] = (),
+    alternative_keys: dict[str, list[list[str]]] | None = None,
+    follow_up_of: tuple[str | dict[str, Any], ...] = (),
+    result: dict[str, Any] | None = None,
+    any_of: tuple[tuple[str, ...], ...] = (),
+    long_running: bool = False,
+    name: str | None = None,
+) -> Callable[[ToolFunc], ToolFunc]:
     """Register the decorated function ``f(ws, **arguments) -> dict`` as a tool."""
 
     def wrap(func: ToolFunc) -> ToolFunc:
         tool_name = name or func.__name__
         if tool_name in TOOLS:
             raise ValueError(f"duplicate genomics tool {tool_name!r}")
-        TOOLS[tool_name] = ToolSpec(tool_name, category, description, func, params or {}, required, read_only,
-                                    keywords, equivalent_to, alternative_keys or {}, follow_up_of,
-                                    result or {}, any_of, long_running)
+        TOOLS[tool_name] = ToolSpec(
+            tool_name,
+            category,
+            description,
+            func,
+            params or {},
+            required,
+            read_only,
+            keywords,
+            equivalent_to,
+            alternative_keys or {},
+            follow_up_of,
+            result or {},
+            any_of,
+            long_running,
+        )
         return func
 
     return wrap

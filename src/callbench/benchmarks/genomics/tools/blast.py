@@ -56,19 +56,34 @@ def genome_db(ws: Workspace, kind: str) -> list[tuple[str, str]]:
     return out
 
 
-def _add_db(ws: Workspace, name: str, kind: str, entries: list[tuple[str, str]], source: str) -> dict[str, Any]:
+def _add_db(
+    ws: Workspace, name: str, kind: str, entries: list[tuple[str, str]], source: str
+) -> dict[str, Any]:
     if not entries:
         raise ToolError("no sequences to put in the database")
     ws.blast_dbs[name] = {"type": kind, "entries": entries, "source": source}
-    return {"dbName": name, "type": "protein" if kind == "prot" else "nucleotide", "sequences": len(entries),
-            "letters": sum(len(s) for _, s in entries)}
+    return {
+        "dbName": name,
+        "type": "protein" if kind == "prot" else "nucleotide",
+        "sequences": len(entries),
+        "letters": sum(len(s) for _, s in entries),
+    }
 
 
-@tool(CAT, "Create a BLAST database from a FASTA file in the working directory.",
-      params={"dbName": DB, "fastaFile": FILE, "dbType": enum("Database type", ["nucleotide", "protein"],
-                                                              default="nucleotide")},
-      required=("dbName", "fastaFile"), keywords=("makeblastdb", "build database"))
-def blast_create_database(ws: Workspace, dbName: str, fastaFile: str, dbType: str = "nucleotide") -> dict[str, Any]:
+@tool(
+    CAT,
+    "Create a BLAST database from a FASTA file in the working directory.",
+    params={
+        "dbName": DB,
+        "fastaFile": FILE,
+        "dbType": enum("Database type", ["nucleotide", "protein"], default="nucleotide"),
+    },
+    required=("dbName", "fastaFile"),
+    keywords=("makeblastdb", "build database"),
+)
+def blast_create_database(
+    ws: Workspace, dbName: str, fastaFile: str, dbType: str = "nucleotide"
+) -> dict[str, Any]:
     entries: list[tuple[str, str]] = []
     header: str | None = None
     chunks: list[str] = []
@@ -84,30 +99,57 @@ def blast_create_database(ws: Workspace, dbName: str, fastaFile: str, dbType: st
     return _add_db(ws, dbName, "prot" if dbType == "protein" else "nucl", entries, fastaFile)
 
 
-@tool(CAT, "Create a nucleotide BLAST database from the loaded genome's chromosomes.",
-      params={"dbName": DB}, required=("dbName",), equivalent_to=("blast_create_quick_db_for_current_genome",),
-      keywords=("genome database", "makeblastdb"))
+@tool(
+    CAT,
+    "Create a nucleotide BLAST database from the loaded genome's chromosomes.",
+    params={"dbName": DB},
+    required=("dbName",),
+    equivalent_to=("blast_create_quick_db_for_current_genome",),
+    keywords=("genome database", "makeblastdb"),
+)
 def blast_create_db_from_genome(ws: Workspace, dbName: str) -> dict[str, Any]:
     return _add_db(ws, dbName, "nucl", genome_db(ws, "nucl"), "genome")
 
 
-@tool(CAT, "One-step nucleotide database of the current genome, named <genome>_nt unless dbName is given.",
-      params={"dbName": DB}, keywords=("quick database", "current genome"))
+@tool(
+    CAT,
+    "One-step nucleotide database of the current genome, named <genome>_nt unless dbName is given.",
+    params={"dbName": DB},
+    keywords=("quick database", "current genome"),
+)
 def blast_create_quick_db_for_current_genome(ws: Workspace, dbName: str | None = None) -> dict[str, Any]:
-    return _add_db(ws, dbName or f"{ws.genome.name if ws.genome else 'genome'}_nt", "nucl", genome_db(ws, "nucl"),
-                   "genome")
+    return _add_db(
+        ws,
+        dbName or f"{ws.genome.name if ws.genome else 'genome'}_nt",
+        "nucl",
+        genome_db(ws, "nucl"),
+        "genome",
+    )
 
 
-@tool(CAT, "Create a protein BLAST database from the translated CDS features of the loaded genome.",
-      params={"dbName": DB}, required=("dbName",), keywords=("proteome database", "protein db"))
+@tool(
+    CAT,
+    "Create a protein BLAST database from the translated CDS features of the loaded genome.",
+    params={"dbName": DB},
+    required=("dbName",),
+    keywords=("proteome database", "protein db"),
+)
 def blast_create_protein_db_from_genome(ws: Workspace, dbName: str) -> dict[str, Any]:
     return _add_db(ws, dbName, "prot", genome_db(ws, "prot"), "genome CDS")
 
 
 @tool(CAT, "List local BLAST databases.", read_only=True, keywords=("databases available",))
 def blast_list_databases(ws: Workspace) -> dict[str, Any]:
-    return {"databases": [{"dbName": n, "type": "protein" if d["type"] == "prot" else "nucleotide",
-                           "sequences": len(d["entries"])} for n, d in ws.blast_dbs.items()]}
+    return {
+        "databases": [
+            {
+                "dbName": n,
+                "type": "protein" if d["type"] == "prot" else "nucleotide",
+                "sequences": len(d["entries"]),
+            }
+            for n, d in ws.blast_dbs.items()
+        ]
+    }
 
 
 def _db(ws: Workspace, name: str) -> dict[str, Any]:
@@ -116,22 +158,35 @@ def _db(ws: Workspace, name: str) -> dict[str, Any]:
     return ws.blast_dbs[name]
 
 
-@tool(CAT, "Check that a local database exists and is readable.", params={"dbName": DB}, required=("dbName",),
-      read_only=True, keywords=("check database", "verify"))
+@tool(
+    CAT,
+    "Check that a local database exists and is readable.",
+    params={"dbName": DB},
+    required=("dbName",),
+    read_only=True,
+    keywords=("check database", "verify"),
+)
 def blast_validate_database(ws: Workspace, dbName: str) -> dict[str, Any]:
     db = _db(ws, dbName)
     return {"dbName": dbName, "valid": True, "sequences": len(db["entries"])}
 
 
-@tool(CAT, "Delete a local BLAST database.", params={"dbName": DB}, required=("dbName",),
-      keywords=("remove database",))
+@tool(
+    CAT,
+    "Delete a local BLAST database.",
+    params={"dbName": DB},
+    required=("dbName",),
+    keywords=("remove database",),
+)
 def blast_delete_database(ws: Workspace, dbName: str) -> dict[str, Any]:
     _db(ws, dbName)
     del ws.blast_dbs[dbName]
     return {"deleted": dbName}
 
 
-def search(entries: list[tuple[str, str]], query: str, kind: str, evalue: float, max_hits: int) -> list[dict[str, Any]]:
+def search(
+    entries: list[tuple[str, str]], query: str, kind: str, evalue: float, max_hits: int
+) -> list[dict[str, Any]]:
     """Score the query against every entry (seeded for nucleotides) and keep hits under ``evalue``.
 
     Nucleotide queries are searched on both strands, as blastn does: the reverse complement of the
@@ -151,7 +206,9 @@ def search(entries: list[tuple[str, str]], query: str, kind: str, evalue: float,
     return hits[:max_hits]
 
 
-def _hits_on(query: str, sid: str, subject: str, kind: str, db_len: int, evalue: float) -> list[dict[str, Any]]:
+def _hits_on(
+    query: str, sid: str, subject: str, kind: str, db_len: int, evalue: float
+) -> list[dict[str, Any]]:
     """Hits of one query orientation against one subject, within ``evalue``."""
     al = aligner(kind)
     lam, k = KARLIN[kind]
@@ -159,14 +216,22 @@ def _hits_on(query: str, sid: str, subject: str, kind: str, db_len: int, evalue:
     for s_from, s_to in _windows(query, subject, kind):
         aln = al.align(query, subject[s_from:s_to])[0]
         bits = (lam * aln.score - math.log(k)) / math.log(2)
-        e = len(query) * db_len * 2 ** -bits
+        e = len(query) * db_len * 2**-bits
         if e <= evalue:
             s_begin, s_end = int(aln.aligned[1][0][0]), int(aln.aligned[1][-1][1])
-            ident = sum(a == b for a, b in zip(aln[0], aln[1]))
-            out.append({"subject": sid, "score": float(aln.score), "bits": round(bits, 1),
-                        "evalue": float(f"{e:.3g}"), "identity": round(100 * ident / aln.shape[1], 1),
-                        "alignmentLength": int(aln.shape[1]), "subjectStart": s_from + s_begin + 1,
-                        "subjectEnd": s_from + s_end})
+            ident = sum(a == b for a, b in zip(aln[0], aln[1], strict=False))
+            out.append(
+                {
+                    "subject": sid,
+                    "score": float(aln.score),
+                    "bits": round(bits, 1),
+                    "evalue": float(f"{e:.3g}"),
+                    "identity": round(100 * ident / aln.shape[1], 1),
+                    "alignmentLength": int(aln.shape[1]),
+                    "subjectStart": s_from + s_begin + 1,
+                    "subjectEnd": s_from + s_end,
+                }
+            )
     return out
 
 
@@ -175,7 +240,7 @@ def _windows(query: str, subject: str, kind: str) -> list[tuple[int, int]]:
     around 11-mers shared with this orientation of the query (the caller passes each strand)."""
     if kind == "prot" or len(subject) <= 4 * len(query):
         return [(0, len(subject))]
-    kmers = {query[i:i + 11] for i in range(len(query) - 10)}
+    kmers = {query[i : i + 11] for i in range(len(query) - 10)}
     anchors: list[int] = []
     for kmer in kmers:
         p = subject.find(kmer)
@@ -192,16 +257,31 @@ def _windows(query: str, subject: str, kind: str) -> list[tuple[int, int]]:
     return out
 
 
-@tool(CAT, "Search a local database (blastn for DNA, both strands; blastp for protein). Nucleotide hits give "
-      "strand plus/minus with subjectStart <= subjectEnd. Results are kept for filtering/export.",
-      params={"sequence": string("Query sequence", minLength=5), "database": DB,
-              "blastType": enum("Program", ["blastn", "blastp", "blastx", "tblastn"], default="blastn"),
-              "evalue": number("E-value cutoff", default=10, minimum=0),
-              "maxHits": integer("Maximum hits", default=10, minimum=1)},
-      required=("sequence", "database"), read_only=True, keywords=("similarity search", "homology", "align"),
-      alternative_keys={"database": [["dbName"]]}, result={"resultId": string("Stored result id")})
-def blast_search_local(ws: Workspace, sequence: str, database: str, blastType: str = "blastn", evalue: float = 10,
-                       maxHits: int = 10) -> dict[str, Any]:
+@tool(
+    CAT,
+    "Search a local database (blastn for DNA, both strands; blastp for protein). Nucleotide hits give "
+    "strand plus/minus with subjectStart <= subjectEnd. Results are kept for filtering/export.",
+    params={
+        "sequence": string("Query sequence", minLength=5),
+        "database": DB,
+        "blastType": enum("Program", ["blastn", "blastp", "blastx", "tblastn"], default="blastn"),
+        "evalue": number("E-value cutoff", default=10, minimum=0),
+        "maxHits": integer("Maximum hits", default=10, minimum=1),
+    },
+    required=("sequence", "database"),
+    read_only=True,
+    keywords=("similarity search", "homology", "align"),
+    alternative_keys={"database": [["dbName"]]},
+    result={"resultId": string("Stored result id")},
+)
+def blast_search_local(
+    ws: Workspace,
+    sequence: str,
+    database: str,
+    blastType: str = "blastn",
+    evalue: float = 10,
+    maxHits: int = 10,
+) -> dict[str, Any]:
     db = _db(ws, database)
     query = sequence.upper().replace(" ", "").replace("\n", "")
     qkind = detect_type(query)
@@ -217,21 +297,38 @@ def _store(ws: Workspace, result: dict[str, Any]) -> dict[str, Any]:
     return {"resultId": rid, **result, "hitCount": len(result["hits"])}
 
 
-@tool(CAT, "Guess whether a sequence is nucleotide or protein and suggest the BLAST program.",
-      params={"sequence": string("Sequence", minLength=1)}, required=("sequence",), read_only=True,
-      keywords=("dna or protein", "sequence type"))
+@tool(
+    CAT,
+    "Guess whether a sequence is nucleotide or protein and suggest the BLAST program.",
+    params={"sequence": string("Sequence", minLength=1)},
+    required=("sequence",),
+    read_only=True,
+    keywords=("dna or protein", "sequence type"),
+)
 def blast_detect_sequence_type(ws: Workspace, sequence: str) -> dict[str, Any]:
     kind = detect_type(sequence)
-    return {"type": "protein" if kind == "prot" else "nucleotide",
-            "suggestedProgram": "blastp" if kind == "prot" else "blastn"}
+    return {
+        "type": "protein" if kind == "prot" else "nucleotide",
+        "suggestedProgram": "blastp" if kind == "prot" else "blastn",
+    }
 
 
-@tool(CAT, "Filter a stored BLAST result by identity and E-value.",
-      params={"resultId": string("Result id from a search"), "minIdentity": number("Minimum % identity", default=0),
-              "maxEvalue": number("Maximum E-value", default=10)},
-      required=("resultId",), read_only=True, keywords=("filter hits", "threshold"),
-      result={"resultId": string("Id of the stored filtered result")})
-def blast_filter_results(ws: Workspace, resultId: str, minIdentity: float = 0, maxEvalue: float = 10) -> dict[str, Any]:
+@tool(
+    CAT,
+    "Filter a stored BLAST result by identity and E-value.",
+    params={
+        "resultId": string("Result id from a search"),
+        "minIdentity": number("Minimum % identity", default=0),
+        "maxEvalue": number("Maximum E-value", default=10),
+    },
+    required=("resultId",),
+    read_only=True,
+    keywords=("filter hits", "threshold"),
+    result={"resultId": string("Id of the stored filtered result")},
+)
+def blast_filter_results(
+    ws: Workspace, resultId: str, minIdentity: float = 0, maxEvalue: float = 10
+) -> dict[str, Any]:
     if resultId not in ws.blast_results:
         raise ToolError(f"no BLAST result {resultId!r}")
     res = ws.blast_results[resultId]
@@ -239,12 +336,21 @@ def blast_filter_results(ws: Workspace, resultId: str, minIdentity: float = 0, m
     return _store(ws, {**res, "hits": hits, "filteredFrom": resultId})
 
 
-@tool(CAT, "Write a stored BLAST result to a file (tabular like outfmt 6, minus-strand hits end first; or JSON).",
-      params={"resultId": string("Result id"), "filename": FILE,
-              "format": enum("Format", ["tabular", "json"], default="tabular")},
-      required=("resultId", "filename"), keywords=("save hits", "export blast"),
-      result={"filePath": string("Written file")})
-def blast_export_results(ws: Workspace, resultId: str, filename: str, format: str = "tabular") -> dict[str, Any]:
+@tool(
+    CAT,
+    "Write a stored BLAST result to a file (tabular like outfmt 6, minus-strand hits end first; or JSON).",
+    params={
+        "resultId": string("Result id"),
+        "filename": FILE,
+        "format": enum("Format", ["tabular", "json"], default="tabular"),
+    },
+    required=("resultId", "filename"),
+    keywords=("save hits", "export blast"),
+    result={"filePath": string("Written file")},
+)
+def blast_export_results(
+    ws: Workspace, resultId: str, filename: str, format: str = "tabular"
+) -> dict[str, Any]:
     if resultId not in ws.blast_results:
         raise ToolError(f"no BLAST result {resultId!r}")
     import json
@@ -262,13 +368,19 @@ def _tabular_row(hit: dict[str, Any]) -> str:
     s_start, s_end = hit["subjectStart"], hit["subjectEnd"]
     if hit.get("strand") == "minus":
         s_start, s_end = s_end, s_start
-    return (f"query\t{hit['subject']}\t{hit['identity']}\t{hit['alignmentLength']}\t{s_start}\t{s_end}\t"
-            f"{hit['evalue']}\t{hit['bits']}\n")
+    return (
+        f"query\t{hit['subject']}\t{hit['identity']}\t{hit['alignmentLength']}\t{s_start}\t{s_end}\t"
+        f"{hit['evalue']}\t{hit['bits']}\n"
+    )
 
 
-@tool("system_ui", "Whether the local BLAST engine is available (the built-in aligner always is).",
-      read_only=True, params={"verbose": boolean("Include engine details", default=False)},
-      keywords=("blast installed", "check installation"))
+@tool(
+    "system_ui",
+    "Whether the local BLAST engine is available (the built-in aligner always is).",
+    read_only=True,
+    params={"verbose": boolean("Include engine details", default=False)},
+    keywords=("blast installed", "check installation"),
+)
 def blast_get_installation_status(ws: Workspace, verbose: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"installed": True, "engine": "callbench local aligner"}
     if verbose:

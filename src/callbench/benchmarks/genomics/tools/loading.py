@@ -29,17 +29,31 @@ def _rows(ws: Workspace, path: str, header: str, min_cols: int, kind: str) -> li
     return rows
 
 
-@tool(CAT, "Load a genome from a GenBank (.gbk) or FASTA file; replaces the loaded genome.",
-      params={"filePath": FILE}, required=("filePath",), keywords=("open genome", "import genome", "GenBank"),
-      alternative_keys={"filePath": [["path"]]}, result={"chromosomes": {"type": "array"}})
+@tool(
+    CAT,
+    "Load a genome from a GenBank (.gbk) or FASTA file; replaces the loaded genome.",
+    params={"filePath": FILE},
+    required=("filePath",),
+    keywords=("open genome", "import genome", "GenBank"),
+    alternative_keys={"filePath": [["path"]]},
+    result={"chromosomes": {"type": "array"}},
+)
 def load_genome_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     genome = ws.load_genome(ws.resolve(filePath, must_exist=True), filePath)
-    return {"loaded": filePath, "chromosomes": [{"name": c, "length": len(s)} for c, s in genome.sequences.items()],
-            "features": len(genome.features)}
+    return {
+        "loaded": filePath,
+        "chromosomes": [{"name": c, "length": len(s)} for c, s in genome.sequences.items()],
+        "features": len(genome.features),
+    }
 
 
-@tool(CAT, "Load extra annotations from a GFF3 or BED file as user annotations.",
-      params={"filePath": FILE}, required=("filePath",), keywords=("GFF", "BED", "import features"))
+@tool(
+    CAT,
+    "Load extra annotations from a GFF3 or BED file as user annotations.",
+    params={"filePath": FILE},
+    required=("filePath",),
+    keywords=("GFF", "BED", "import features"),
+)
 def load_annotation_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     try:
         return _load_annotations(ws, filePath)
@@ -55,13 +69,25 @@ def _load_annotations(ws: Workspace, filePath: str) -> dict[str, Any]:
         cols = ln.split("\t")
         if filePath.lower().endswith(".bed") and len(cols) >= 3:
             name = cols[3] if len(cols) > 3 else f"bed_{len(added) + 1}"
-            ann = {"type": "misc_feature", "name": name, "chromosome": cols[0], "start": int(cols[1]) + 1,
-                   "end": int(cols[2]), "strand": cols[5] if len(cols) > 5 else "+"}
+            ann = {
+                "type": "misc_feature",
+                "name": name,
+                "chromosome": cols[0],
+                "start": int(cols[1]) + 1,
+                "end": int(cols[2]),
+                "strand": cols[5] if len(cols) > 5 else "+",
+            }
         elif len(cols) >= 9:
             attrs = dict(kv.split("=", 1) for kv in cols[8].split(";") if "=" in kv)
-            ann = {"type": cols[2], "name": attrs.get("Name", attrs.get("ID", cols[2])), "chromosome": cols[0],
-                   "start": int(cols[3]), "end": int(cols[4]), "strand": cols[6] if cols[6] in "+-" else "+",
-                   "description": attrs.get("note", "")}
+            ann = {
+                "type": cols[2],
+                "name": attrs.get("Name", attrs.get("ID", cols[2])),
+                "chromosome": cols[0],
+                "start": int(cols[3]),
+                "end": int(cols[4]),
+                "strand": cols[6] if cols[6] in "+-" else "+",
+                "description": attrs.get("note", ""),
+            }
         else:
             raise ToolError(f"{filePath}: line {ln[:40]!r} is neither GFF3 nor BED")
         ann["id"] = ws.next_id("user", ann["name"])
@@ -72,24 +98,42 @@ def _load_annotations(ws: Workspace, filePath: str) -> dict[str, Any]:
     return {"loaded": filePath, "annotations": len(added)}
 
 
-@tool(CAT, "Load variants from a VCF file (shown on the variants track).",
-      params={"filePath": FILE}, required=("filePath",), keywords=("VCF", "SNP", "mutations"))
+@tool(
+    CAT,
+    "Load variants from a VCF file (shown on the variants track).",
+    params={"filePath": FILE},
+    required=("filePath",),
+    keywords=("VCF", "SNP", "mutations"),
+)
 def load_variant_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     variants = []
     for cols in _rows(ws, filePath, "#", 8, "VCF data"):
         if not cols[1].isdigit():
             raise ToolError(f"{filePath}: VCF position {cols[1]!r} is not a number")
         info = dict(kv.split("=", 1) for kv in cols[7].split(";") if "=" in kv)
-        variants.append({"chromosome": cols[0], "position": int(cols[1]), "id": cols[2], "ref": cols[3],
-                         "alt": cols[4], "type": info.get("TYPE", "SNV")})
+        variants.append(
+            {
+                "chromosome": cols[0],
+                "position": int(cols[1]),
+                "id": cols[2],
+                "ref": cols[3],
+                "alt": cols[4],
+                "type": info.get("TYPE", "SNV"),
+            }
+        )
     ws.variants = variants
     ws.tracks["variants"] = True
     ws.note_loaded("variants", filePath, count=len(variants))
     return {"loaded": filePath, "variants": len(variants)}
 
 
-@tool(CAT, "Load aligned reads from a SAM file (shown on the reads track).",
-      params={"filePath": FILE}, required=("filePath",), keywords=("alignments", "BAM", "SAM", "coverage"))
+@tool(
+    CAT,
+    "Load aligned reads from a SAM file (shown on the reads track).",
+    params={"filePath": FILE},
+    required=("filePath",),
+    keywords=("alignments", "BAM", "SAM", "coverage"),
+)
 def load_reads_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     rows = _rows(ws, filePath, "@", 11, "SAM alignment")
     reads, bases = len(rows), sum(len(cols[9]) for cols in rows)
@@ -100,16 +144,27 @@ def load_reads_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     return {"loaded": filePath, "reads": reads, "meanCoverage": round(bases / genome_length, 4)}
 
 
-@tool(CAT, "Load one or more WIG signal tracks.",
-      params={"filePaths": {"anyOf": [FILE, array("Several WIG files", FILE, minItems=1)],
-                            "description": "A WIG file or a list of them"}},
-      required=("filePaths",), keywords=("wiggle", "signal", "coverage track"))
+@tool(
+    CAT,
+    "Load one or more WIG signal tracks.",
+    params={
+        "filePaths": {
+            "anyOf": [FILE, array("Several WIG files", FILE, minItems=1)],
+            "description": "A WIG file or a list of them",
+        }
+    },
+    required=("filePaths",),
+    keywords=("wiggle", "signal", "coverage track"),
+)
 def load_wig_tracks(ws: Workspace, filePaths: str | list[str]) -> dict[str, Any]:
     paths = [filePaths] if isinstance(filePaths, str) else list(filePaths)
     for path in paths:
         try:
-            values = [float(ln.split()[-1]) for ln in _lines(ws, path)
-                      if not ln.startswith(("track", "fixedStep", "variableStep", "#"))]
+            values = [
+                float(ln.split()[-1])
+                for ln in _lines(ws, path)
+                if not ln.startswith(("track", "fixedStep", "variableStep", "#"))
+            ]
         except ValueError:
             raise ToolError(f"{path}: not a WIG file (a data line is not a number)") from None
         ws.wig_tracks[path] = {"points": len(values), "max": max(values, default=0.0)}
@@ -118,12 +173,17 @@ def load_wig_tracks(ws: Workspace, filePaths: str | list[str]) -> dict[str, Any]
     return {"loaded": paths, "tracks": len(ws.wig_tracks)}
 
 
-@tool(CAT, "Load an operon table (TSV: operon, genes, strand, start, end).",
-      params={"filePath": FILE}, required=("filePath",), keywords=("operons", "transcription units"))
+@tool(
+    CAT,
+    "Load an operon table (TSV: operon, genes, strand, start, end).",
+    params={"filePath": FILE},
+    required=("filePath",),
+    keywords=("operons", "transcription units"),
+)
 def load_operon_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     rows = _lines(ws, filePath)
     header = rows[0].split("\t")
-    ws.operons_table = [dict(zip(header, r.split("\t"))) for r in rows[1:]]
+    ws.operons_table = [dict(zip(header, r.split("\t"), strict=False)) for r in rows[1:]]
     ws.note_loaded("operons", filePath, count=len(ws.operons_table))
     return {"loaded": filePath, "operons": len(ws.operons_table)}
 
@@ -131,4 +191,3 @@ def load_operon_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 @tool(CAT, "Files loaded in this session, by type.", read_only=True, keywords=("loaded files", "opened"))
 def get_loaded_files_list(ws: Workspace) -> dict[str, Any]:
     return {"files": list(ws.loaded_files), "count": len(ws.loaded_files)}
-

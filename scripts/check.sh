@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The static checks CI runs before the tests (scripts/test.sh calls this):
+#   ruff (rules E, F, I, B, UP at the configured line length), mypy on the core packages,
+#   import-linter's layer/independence/forbidden contracts, and no import cycle between files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "check: ruff"
+python -m ruff check src tests bench scripts
+echo "check: mypy (core packages)"
+python -m mypy
+echo "check: import contracts"
+lint-imports --no-cache
+echo "check: import cycles"
+python scripts/import_cycles.py
