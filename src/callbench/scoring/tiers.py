@@ -22,7 +22,7 @@ from callbench.scoring.matching import Instance, best_assignment, expand, sequen
 from callbench.scoring.partial import partial_score
 from callbench.scoring.refs import ref_resolver
 from callbench.tools.registry import ToolRegistry
-from callbench.types.case import DSL_KEYS, Case, iter_dsl
+from callbench.types.case import DSL_KEYS, Case
 from callbench.types.contract import FollowUp
 from callbench.types.dsl import follow_path
 from callbench.types.trace import Trace, TraceCall
@@ -107,7 +107,7 @@ def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool
     assignment: dict[int, int] = {}
     exact: dict[int, int] | None = None
     # Without a $ref the binding changes nothing: one pass is the answer.
-    passes = len(instances) + 1 if _has_refs(case) else 1
+    passes = len(instances) + 1 if case.has_refs else 1
     for _ in range(passes):
         matcher = _Matcher(case, calls, registry, completion, lenient, binding)
         exact = None if completion else sequence_assignment(instances, calls, compatible, matcher.args_ok)
@@ -135,10 +135,6 @@ def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool
     return Evaluation(
         instances, calls, assignment, exact_sequence, found, sorted(set(matcher.notes)), extras, untolerated
     )
-
-
-def _has_refs(case: Case) -> bool:
-    return any("$ref" in marker for step in case.expected for marker in iter_dsl(step.arguments))
 
 
 def _succeeded(inst: Instance, call: TraceCall) -> bool:

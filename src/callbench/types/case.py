@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
@@ -106,6 +106,18 @@ class Case(BaseModel):
                 raise ValueError(f"order_free names unknown step id(s) {unknown}")
         check_refs(self.expected)
         return self
+
+    _refs_memo: tuple[int, bool] | None = PrivateAttr(default=None)
+
+    @property
+    def has_refs(self) -> bool:
+        """True when an expected argument holds a ``$ref`` (scorers then bind references to pairs).
+        Kept while ``expected`` is the same list (a copy with other steps computes its own)."""
+        memo = self._refs_memo
+        if memo is None or memo[0] != id(self.expected):
+            found = any("$ref" in marker for step in self.expected for marker in iter_dsl(step.arguments))
+            memo = self._refs_memo = (id(self.expected), found)
+        return memo[1]
 
     @property
     def key(self) -> str:

@@ -182,3 +182,12 @@ def test_primer_properties_follow_the_conditions_asked_for(ws: Workspace) -> Non
         primer3.calc_tm(PRIMER, mv_conc=100, dv_conc=1.5, dntp_conc=0.6, dna_conc=250), 2
     )
     assert props["tmConditions"]["monovalentMm"] == 100 and props["tmConditions"]["oligoNm"] == 250
+
+
+# -- translate_dna: a table id the schema allows but NCBI never assigned --------------------------------
+@pytest.mark.parametrize("table", [7, 8, 17])
+def test_an_unassigned_genetic_code_is_a_tool_error_not_a_crash(ws: Workspace, table: int) -> None:
+    # Found by hypothesis: the schema allows 1-33, NCBI has gaps; a KeyError would be a harness bug.
+    with pytest.raises(ToolError, match=f"table {table} does not exist"):
+        T["translate_dna"](ws, dna="ATGAAATAG", genetic_code=table)
+    assert T["translate_dna"](ws, dna="ATGAAATAG", genetic_code=11)["protein"].startswith("MK")

@@ -8,6 +8,7 @@ from collections import Counter
 from itertools import accumulate
 from typing import Any
 
+from Bio.Data import CodonTable
 from Bio.Seq import Seq
 
 from callbench.benchmarks.genomics.tools._spec import (
@@ -44,6 +45,10 @@ def gc_fraction(seq: str) -> float:
 
 def translate(dna: str, frame: int = 1, table: int = 11, to_stop: bool = False) -> str:
     """Translate from a 1-based forward frame (1-3) or reverse frame (-1..-3)."""
+    if table not in CodonTable.unambiguous_dna_by_id:
+        # NCBI retired or never assigned some ids inside the schema's 1-33 range (7, 8, 17-20...).
+        known = ", ".join(str(i) for i in sorted(CodonTable.unambiguous_dna_by_id))
+        raise ToolError(f"genetic code table {table} does not exist; NCBI tables: {known}")
     seq = Seq(dna if frame > 0 else str(Seq(dna).reverse_complement()))
     seq = seq[abs(frame) - 1 :]
     seq = seq[: len(seq) // 3 * 3]
