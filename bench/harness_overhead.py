@@ -10,6 +10,10 @@ released. So memory grows by that slim record per case and by nothing else.
 
     python bench/harness_overhead.py            # 500, 1000, 2000, 4000 cases
     python bench/harness_overhead.py 2000       # one size
+
+Each size runs twice: with the starter's in-memory tools on the event loop as the suite declares
+them (``inline``), and with every tool in a worker thread (``thread``), which shows the cost of the
+thread hand-off that keeps blocking tools from stalling other cases.
 Target (issue 2): <= 2 ms per single-call case; flat memory as the case count grows.
 """
 
@@ -23,7 +27,9 @@ import tracemalloc
 from pathlib import Path
 
 import callbench
+from callbench.benchmarks.starter.world import BINDINGS, make_world
 from callbench.catalog import catalog
+from callbench.executors.python import PythonExecutor
 from callbench.suites.suite import Suite
 
 SINGLE_CALL = (
@@ -56,7 +62,7 @@ class _RunPhasePeak:
         self.peak = max(self.peak, tracemalloc.get_traced_memory()[1] - self.base)
 
 
-def synthetic_suite(n: int) -> Suite:
+def synthetic_suite(n: int, threaded: bool = False) -> Suite:
     base = callbench.load_suite("starter")
     singles = [c for c in base.cases if c.id in SINGLE_CALL]
     cases = []
@@ -69,15 +75,17 @@ def synthetic_suite(n: int) -> Suite:
         name="bench-single",
         cases=cases,
         registry=base.registry,
-        executor=base.executor,
+        executor=PythonExecutor(BINDINGS, make_world) if threaded else base.executor,
         system_prompt=base.system_prompt,
         source="bench",
     )
 
 
-def measure(n: int) -> dict[str, float]:
+def measure(n: int, threaded: bool = False) -> dict[str, float]:
     """Time one run, then repeat it under tracemalloc for the memory peak (tracing slows Python)."""
-    catalog().suites.register("bench-single", lambda spec, options: synthetic_suite(int(spec)), replace=True)
+    catalog().suites.register(
+        "bench-single", lambda spec, options: synthetic_suite(int(spec), threaded), replace=True
+    )
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         result = callbench.run(
@@ -102,6 +110,7 @@ def measure(n: int) -> dict[str, float]:
         tracemalloc.stop()
     return {
         "n": n,
+        "tools": "thread" if threaded else "inline",
         "run_peak_mib": run_peak.peak / 2**20,
         "median_ms": statistics.median(durations),
         "p95_ms": durations[int(0.95 * len(durations)) - 1],
@@ -114,14 +123,15 @@ def measure(n: int) -> dict[str, float]:
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [500, 1000, 2000, 4000]
     print(
-        f"{'cases':>6} {'median ms':>10} {'p95 ms':>8} {'wall/case ms':>13} {'run-phase MiB':>14} "
-        f"{'total peak MiB':>15} {'oracle acc':>10}"
+        f"{'cases':>6} {'tools':>7} {'median ms':>10} {'p95 ms':>8} {'wall/case ms':>13} "
+        f"{'run-phase MiB':>14} {'total peak MiB':>15} {'oracle acc':>10}"
     )
-    for n in sizes:
-        row = measure(n)
+    for n, threaded in ((n, threaded) for n in sizes for threaded in (False, True)):
+        row = measure(n, threaded)
         print(
-            f"{row['n']:>6} {row['median_ms']:>10.3f} {row['p95_ms']:>8.3f} {row['wall_per_case_ms']:>13.3f} "
-            f"{row['run_peak_mib']:>14.2f} {row['peak_mib']:>15.1f} {row['accuracy']:>10.3f}"
+            f"{row['n']:>6} {row['tools']:>7} {row['median_ms']:>10.3f} {row['p95_ms']:>8.3f} "
+            f"{row['wall_per_case_ms']:>13.3f} {row['run_peak_mib']:>14.2f} {row['peak_mib']:>15.1f} "
+            f"{row['accuracy']:>10.3f}"
         )
 
 

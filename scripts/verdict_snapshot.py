@@ -21,6 +21,7 @@ folder with the app's files (default: ``../shared/data/codexomics`` beside the r
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import importlib.util
 import sys
@@ -94,14 +95,22 @@ def take(out: Path, codexomics: Path | None, only: str | None) -> None:
                     file=sys.stderr,
                 )
     lines.sort()
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    print(f"{len(lines)} verdicts -> {out} (sha256 {digest})")
+    text = ("\n".join(lines) + "\n").encode("utf-8")
+    # A .gz name is compressed without a timestamp; the hash is always of the text, so a plain and a
+    # compressed copy of one snapshot print the same hash.
+    out.write_bytes(gzip.compress(text, mtime=0) if out.suffix == ".gz" else text)
+    print(f"{len(lines)} verdicts -> {out} (sha256 of the text {hashlib.sha256(text).hexdigest()})")
+
+
+def read_snapshot(path: Path) -> str:
+    """The text of a snapshot, compressed (gzip) or not."""
+    data = path.read_bytes()
+    return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
 
 
 def _index(path: Path) -> dict[tuple[str, ...], str]:
     out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_snapshot(path).splitlines():
         if line:
             parts = line.split("\t")
             out[tuple(parts[:5])] = "\t".join(parts[5:])
@@ -161,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "diff":
+        for path in (args.old, args.new):
+            if not path.is_file():
+                print(f"verdict_snapshot diff: {path}: no such file", file=sys.stderr)
+                return 2
         return diff(args.old, args.new, args.show, args.diff_only)
     take(args.out, args.codexomics, args.only)
     return 0

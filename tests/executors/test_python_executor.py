@@ -3,14 +3,19 @@ fire, and the line between a tool's expected failure (ToolError) and a bug in th
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import callbench
 from callbench.catalog import catalog
-from callbench.errors import ToolError
+from callbench.errors import ToolBug, ToolError
+from callbench.executors.base import ToolOutcome
 from callbench.executors.python import PythonExecutor
 from callbench.suites.suite import Suite
 from callbench.tools.registry import ToolRegistry
@@ -109,3 +114,58 @@ def test_a_bug_in_a_tool_is_an_error_record_and_resume_reruns_it(tmp_path: Path)
         line["case_id"] for line in lines
     ) == ["buggy", "buggy", "good"]
     assert {r.case_id: r.status for r in result.records} == {"good": "completed", "buggy": "completed"}
+
+
+# -- where a call runs: worker thread, event loop (inline), or awaited (async def) -----------------------
+def _thread_name(key: str) -> dict[str, Any]:
+    return {"thread": threading.current_thread().name}
+
+
+async def _async_lookup(key: str) -> dict[str, Any]:
+    await asyncio.sleep(0.5)  # cooperative waiting: other cases run meanwhile
+    if key == "missing":
+        raise ToolError(f"no entry named {key!r}")
+    return {"value": {"known": 1}[key]}
+
+
+def _run_calls(executor: PythonExecutor, calls: list[tuple[str, str]]) -> list[ToolOutcome]:
+    session = executor.start(Case(id="x", instruction="x"), Path("."), None)  # type: ignore[arg-type]
+
+    async def play() -> list[ToolOutcome]:
+        return [await session.call(name, {"key": key}) for name, key in calls]
+
+    return asyncio.run(play())
+
+
+def test_inline_tools_run_on_the_event_loop_and_others_in_worker_threads() -> None:
+    executor = PythonExecutor({"here": _thread_name, "away": _thread_name}, inline=["here"])
+    here, away = _run_calls(executor, [("here", "k"), ("away", "k")])
+    assert here.result == {"thread": threading.main_thread().name}
+    assert away.result["thread"].startswith("callbench-tool")
+
+
+def test_inline_must_name_bound_tools() -> None:
+    with pytest.raises(ValueError, match="no binding: ghost"):
+        PythonExecutor({"here": _thread_name}, inline=["ghost"])
+
+
+def test_async_tools_are_awaited_and_their_failures_sorted_the_same_way() -> None:
+    executor = PythonExecutor({"lookup": _async_lookup})
+    ok, failed = _run_calls(executor, [("lookup", "known"), ("lookup", "missing")])
+    assert ok.ok and ok.result == {"value": 1}
+    assert not failed.ok and failed.error == "no entry named 'missing'"
+    with pytest.raises(ToolBug) as bug:
+        _run_calls(executor, [("lookup", "other")])
+    assert "KeyError" in bug.value.traceback
+
+
+def test_async_tools_of_concurrent_cases_overlap(tmp_path: Path) -> None:
+    suite = _suite("async4", "lookup", [(f"c{i}", "known") for i in range(4)])
+    suite.executor = PythonExecutor({"lookup": _async_lookup})
+    _register(suite)
+    records = callbench.run(
+        "async4", model="oracle", out_dir=tmp_path / "r", progress="quiet", concurrency=4
+    ).records
+    assert all(r.verdicts["real-tool-execution"].passed for r in records)
+    wall = max(r.started_at + r.duration_ms / 1000 for r in records) - min(r.started_at for r in records)
+    assert wall < 1.5, f"4 cases x 0.5 s async tool took {wall:.2f} s at concurrency 4"

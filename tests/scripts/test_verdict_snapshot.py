@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 from pathlib import Path
 
@@ -40,3 +41,13 @@ def test_diff_names_each_changed_verdict(snapshot_module, tmp_path: Path, capsys
         "starter · oracle: 1 changed verdict(s)" in text and "task-completion-execution: true->false" in text
     )
     assert snapshot_module.main(["diff", str(old), str(old)]) == 0
+    # The files kept in design/verdicts are compressed: diff reads either form.
+    packed = tmp_path / "old.tsv.gz"
+    packed.write_bytes(gzip.compress(old.read_bytes()))
+    assert snapshot_module.main(["diff", str(packed), str(old)]) == 0
+    assert snapshot_module.main(["diff", str(packed), str(new)]) == 1
+
+
+def test_diff_of_a_missing_file_is_one_line(snapshot_module, tmp_path: Path, capsys) -> None:
+    assert snapshot_module.main(["diff", str(tmp_path / "nope.tsv"), str(tmp_path / "nope.tsv")]) == 2
+    assert capsys.readouterr().err.strip() == f"verdict_snapshot diff: {tmp_path / 'nope.tsv'}: no such file"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from callbench.benchmarks.starter.world import BINDINGS, make_world
+from callbench.benchmarks.starter.world import BINDINGS, INLINE_TOOLS, make_world
 from callbench.errors import ConfigError
 from callbench.executors.python import PythonExecutor
 from callbench.suites.loader import read_cases
@@ -28,7 +28,7 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
         name="starter",
         cases=read_cases(HERE / "cases.yaml"),
         registry=ToolRegistry.from_dir(HERE / "tools"),
-        executor=PythonExecutor(BINDINGS, make_world),
+        executor=PythonExecutor(BINDINGS, make_world, inline=INLINE_TOOLS),
         system_prompt=SYSTEM_PROMPT,
         description="A small everyday-assistant suite exercising every DSL form and all three tiers.",
         source="callbench:starter",

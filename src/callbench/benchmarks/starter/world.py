@@ -6,6 +6,7 @@ Every function is a real implementation bound to a tool of the same name; state 
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
 from pathlib import Path
@@ -41,7 +42,7 @@ OPERATORS = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
+    ast.Pow: lambda base, exponent: _power(base, exponent),
     ast.USub: operator.neg,
     ast.UAdd: operator.pos,
     ast.Mod: operator.mod,
@@ -112,9 +113,26 @@ def convert_units(world: StarterWorld, value: float, from_unit: str, to_unit: st
 def calculate(world: StarterWorld, expression: str) -> dict[str, Any]:
     try:
         tree = ast.parse(expression, mode="eval")
-        return {"expression": expression, "result": _eval(tree.body)}
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError) as exc:
+        result = _eval(tree.body)
+        if isinstance(result, float) and not math.isfinite(result):
+            raise ValueError("the result is not a finite number")
+        return {"expression": expression, "result": result}
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError) as exc:
         raise ToolError(f"cannot evaluate {expression!r}: {exc}") from None
+
+
+MAX_RESULT_BITS = 4096
+"""An integer power larger than this is refused: ``9**9**9`` would otherwise compute for hours."""
+
+
+def _power(base: float, exponent: float) -> float:
+    if isinstance(base, int) and isinstance(exponent, int) and abs(base) > 1:
+        if exponent * math.log2(abs(base)) > MAX_RESULT_BITS:
+            raise ValueError(f"the result has more than {MAX_RESULT_BITS} bits")
+    result = base**exponent
+    if isinstance(result, complex):
+        raise ValueError("the result is not a real number")
+    return result
 
 
 def _eval(node: ast.AST) -> float:
@@ -233,3 +251,8 @@ BINDINGS = {
         read_file,
     )
 }
+
+INLINE_TOOLS = frozenset(BINDINGS) - {"calculate", "send_email", "write_file", "read_file"}
+"""Dictionary lookups over the in-memory world: they run on the event loop. The others stay in a
+worker thread: file IO, and work whose cost grows with what the model sends (an arithmetic
+expression, an address matched by a regular expression)."""
