@@ -1,6 +1,6 @@
 """Engine + openai provider throughput against a local server with a fixed latency.
 
-Starts ``tests/providers/protocol_server.py`` in a separate process (127.0.0.1, 100 ms per
+Starts ``tests/helpers/protocol_server.py`` in a separate process (127.0.0.1, 100 ms per
 request, text answers so every case is one round), writes a suite of N one-round cases, runs it
 through ``callbench.run`` with the real ``openai`` provider at concurrency C, and prints:
 
@@ -38,7 +38,7 @@ from callbench.providers.openai_compat import make_provider
 from callbench.types.messages import GenerationSettings, Message
 
 HERE = Path(__file__).resolve().parent
-SERVER = HERE.parent / "tests" / "providers" / "protocol_server.py"
+SERVER = HERE.parent / "tests" / "helpers" / "protocol_server.py"
 
 
 def write_suite(root: Path, n: int) -> Path:
