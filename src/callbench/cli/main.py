@@ -57,16 +57,20 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except typer.Exit as exc:
         return exc.exit_code
-    except Exception as exc:  # click usage errors and aborts
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
-            return 1
+    except typer.Abort:
+        return 1
+    except Exception as exc:
+        # Usage errors (unknown option, missing argument, bad value) are click's ClickException. Newer
+        # typer releases bundle their own copy of click, so the class is recognised by name, not imported.
+        if _is_usage_error(exc):
+            exc.show()  # type: ignore[attr-defined]
+            return int(exc.exit_code)  # type: ignore[attr-defined]
         raise
     return 0
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    return any(cls.__name__ == "ClickException" for cls in type(exc).__mro__)
 
 
 if __name__ == "__main__":
