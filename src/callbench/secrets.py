@@ -3,7 +3,10 @@
 Keys are looked up by environment-variable name (``OPENAI_API_KEY``...). When the variable is
 unset, the keys file is read: ``$CALLBENCH_KEYS_FILE`` or ``~/.config/callbench/keys.toml``, a TOML
 file with one table ``[keys]`` mapping variable names to values. Every key handed out is
-remembered so that :func:`scrub` can blank it from error messages, logs and records.
+remembered so that :func:`scrub` can blank it from error messages, logs and records, and
+:func:`scrub_data` from model replies: an endpoint that echoes the key inside a normal reply must
+not get it into ``records.jsonl``, the response cache or ``--watch`` output (the model wrapper
+scrubs every turn before anyone sees or stores it).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import logging
 import os
 import tomllib
 from pathlib import Path
+from typing import TypeVar, cast
 
 from callbench.errors import ConfigError
 
@@ -21,6 +25,8 @@ _MASK = "***"
 # such strings are not real secrets (local servers often take a dummy key such as "EMPTY").
 _MIN_SECRET_LEN = 8
 _known: set[str] = set()
+_ordered: tuple[str, ...] = ()
+T = TypeVar("T")
 
 
 def keys_file() -> Path:
@@ -73,16 +79,51 @@ def get_key(env_var: str | None, *, required: bool = True, purpose: str = "") ->
 
 def register_secret(value: str) -> None:
     """Remember ``value`` so that :func:`scrub` removes it from any text."""
-    if value and len(value) >= _MIN_SECRET_LEN:
+    global _ordered
+    if value and len(value) >= _MIN_SECRET_LEN and value not in _known:
         _known.add(value)
+        # Longest first: a key that contains another known key is blanked whole.
+        _ordered = tuple(sorted(_known, key=len, reverse=True))
 
 
 def scrub(text: str) -> str:
     """Return ``text`` with every known secret replaced by ``***``."""
-    for secret in _known:
+    for secret in _ordered:
         if secret in text:
             text = text.replace(secret, _MASK)
     return text
+
+
+def has_secrets() -> bool:
+    """True once a key has been handed out (until then nothing needs scrubbing)."""
+    return bool(_known)
+
+
+def scrub_data(value: T) -> T:
+    """Return ``value`` with every known secret blanked in all its strings, keys included.
+
+    Walks dicts, lists and tuples (JSON-like data, e.g. a model turn's ``model_dump()``). Returns
+    ``value`` itself when nothing changed, so callers can tell with ``is`` whether to rebuild.
+    """
+    if not _known:
+        return value
+    return cast(T, _scrub_value(value))
+
+
+def _scrub_value(value: object) -> object:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        items = [(_scrub_value(k), _scrub_value(v)) for k, v in value.items()]
+        pairs = zip(items, value.items(), strict=True)
+        changed = any(k is not k0 or v is not v0 for (k, v), (k0, v0) in pairs)
+        return dict(items) if changed else value
+    if isinstance(value, (list, tuple)):
+        parts = [_scrub_value(v) for v in value]
+        if all(p is v for p, v in zip(parts, value, strict=True)):
+            return value
+        return parts if isinstance(value, list) else tuple(parts)
+    return value
 
 
 def _scrub_record(record: logging.LogRecord) -> None:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Self
 
 Api = Literal["openai", "anthropic"]
@@ -136,6 +136,16 @@ class ProtocolServer:
         self.record_requests = True
         self.fixed_payload: bytes | None = None
         """When set, every successful reply is these bytes (the benchmark: no per-request rendering)."""
+        self.echo_key = False
+        """Append the API key the request carried (``Authorization``/``x-api-key``) to every reply's
+        text and model name: an endpoint that leaks the key inside a normal 200 reply."""
+        self.reply_text: str | None = None
+        """When set, the text of every reply (the responder still chooses the calls)."""
+        self.stop_after: int | None = None
+        """Stop listening and drop every connection after this many replies (a server that dies)."""
+        self.replies = 0
+        self.stopped: asyncio.Event | None = None
+        """Set once ``stop_after`` replies were served (created in :meth:`start`, on the serving loop)."""
         self.port = 0
         self._serial = 0
         self._lock = threading.Lock()
@@ -162,6 +172,7 @@ class ProtocolServer:
     # -- serving ----------------------------------------------------------------------------
     async def start(self) -> None:
         """Start listening on the running loop."""
+        self.stopped = asyncio.Event()
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=1024)
         self.port = self._server.sockets[0].getsockname()[1]
 
@@ -180,6 +191,8 @@ class ProtocolServer:
         path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
         headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        if self.stopped is not None and self.stopped.is_set():
+            return False  # a dead server: requests on connections still open get no answer
         if self.fixed_payload is not None and not self.faults:
             if self.latency_s:
                 await asyncio.sleep(self._latency())
@@ -200,9 +213,26 @@ class ProtocolServer:
             await asyncio.sleep(self._latency())
         if fault is not None:
             return await self._fault(fault, api, writer, body, serial)
-        payload = json.dumps(render(api, self.responder(api, body), body.get("model", "scripted"), serial))
+        turn, model = self.responder(api, body), str(body.get("model", "scripted"))
+        if self.reply_text is not None:
+            turn = replace(turn, text=self.reply_text)
+        if self.echo_key:
+            key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+            turn, model = replace(turn, text=f"{turn.text} (you sent key {key})".strip()), f"{model}+{key}"
+        payload = json.dumps(render(api, turn, model, serial))
         await self._send(writer, 200, payload.encode())
-        return True
+        return self._count_reply()
+
+    def _count_reply(self) -> bool:
+        """Count a reply; past ``stop_after`` stop serving (False closes this connection)."""
+        self.replies += 1
+        if self.stop_after is None or self.replies < self.stop_after:
+            return True
+        if self._server is not None:
+            self._server.close()  # no new connections: clients now get "connection refused"
+        if self.stopped is not None:
+            self.stopped.set()
+        return False
 
     def _latency(self) -> float:
         if not self.jitter:
@@ -291,20 +321,26 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long")
     parser.add_argument("--text-only", action="store_true", help="always answer in text (one round per case)")
+    parser.add_argument("--echo-key", action="store_true", help="put the request's API key in every reply")
+    parser.add_argument("--reply-text", default=None, help="the text of every reply (calls unchanged)")
+    parser.add_argument("--stop-after", type=int, default=None, help="exit after this many replies")
     args = parser.parse_args()
 
     async def serve() -> None:
         responder = (lambda api, body: Turn(text="done")) if args.text_only else first_tool_responder
         server = ProtocolServer(responder=responder, latency_s=args.latency, jitter=args.jitter)
         server.record_requests = False
+        server.echo_key = args.echo_key
+        server.reply_text = args.reply_text
+        server.stop_after = args.stop_after
         if args.text_only:
             server.fixed_payload = json.dumps(render("openai", Turn(text="done"), "bench", 0)).encode()
         server.port = args.port
         await server.start()
         print(server.port, flush=True)
         deadline = time.monotonic() + args.max_seconds
-        while time.monotonic() < deadline:
-            await asyncio.sleep(0.5)
+        while time.monotonic() < deadline and not (server.stopped and server.stopped.is_set()):
+            await asyncio.sleep(0.05)
 
     asyncio.run(serve())
 

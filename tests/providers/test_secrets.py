@@ -53,3 +53,46 @@ def test_key_is_sent_but_never_shown(
         logging.getLogger("httpx").info("key=%s", KEY)
     assert KEY not in caplog.text and "***" in caplog.text
     assert scrub(f"x {KEY} y") == "x *** y"
+
+
+def files_holding(root: Path, secret: str) -> list[str]:
+    """Every file under ``root`` whose bytes contain ``secret`` (SQLite and WAL files included)."""
+    return [str(p) for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_key_echoed_in_a_normal_reply_is_blanked_everywhere(
+    api: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 13, item 11: a 200 reply that echoes the key (text, model name) reached records and cache."""
+    import callbench
+
+    monkeypatch.setenv("CB_ECHO_KEY", KEY)
+    monkeypatch.setenv("CALLBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    with ProtocolServer() as server:
+        server.echo_key = True
+        model = f"openai:m@{server.url}" if api == "openai" else f"anthropic:m@{server.root}"
+        result = callbench.run(
+            "starter", f"{model}?key_env=CB_ECHO_KEY", out_dir=tmp_path / "run", limit=2, watch=True
+        )
+        again = callbench.run(  # answered from the cache
+            "starter", f"{model}?key_env=CB_ECHO_KEY", out_dir=tmp_path / "again", limit=2
+        )
+        sent = [headers.get("authorization") or headers.get("x-api-key") for _, _, headers in server.requests]
+    assert all(KEY in (value or "") for value in sent)  # the key still goes where it belongs
+    rounds = [r for record in result.records for r in record.trace.rounds]
+    assert rounds and all("you sent key ***" in r.text for r in rounds)
+    assert again.summary["usage"]["tokens"]["cache_hits"] > 0
+    assert files_holding(tmp_path, KEY) == []
+    out = capsys.readouterr()
+    assert "you sent key ***" in out.err and KEY not in out.out + out.err
+
+
+def test_scrub_data_keeps_unchanged_objects() -> None:
+    from callbench.secrets import register_secret, scrub_data
+
+    register_secret(KEY)
+    clean = {"a": ["x", {"b": 1}], "c": ("y",)}
+    assert scrub_data(clean) is clean
+    dirty = {"a": ["x", {KEY: f"k={KEY}"}], "c": (KEY,)}
+    assert scrub_data(dirty) == {"a": ["x", {"***": "k=***"}], "c": ("***",)}

@@ -193,6 +193,10 @@ class AnthropicProvider(Provider):
         """Requests to one base URL share connection and rate limits."""
         return f"anthropic|{self.base_url}"
 
+    def endpoint_url(self) -> str:
+        """The base URL (checked for a listening server before a run)."""
+        return self.base_url
+
     def describe(self) -> dict[str, Any]:
         """What ``run.json`` records (never the key)."""
         return {

@@ -39,6 +39,11 @@ class Provider(ABC):
         """Requests sharing a key share connection and rate limits (default: one per provider)."""
         return self.name
 
+    def endpoint_url(self) -> str | None:
+        """The base URL requests go to, checked for a listening server before a run (``None``: no
+        endpoint, as for built-in agents and local models; the check is skipped)."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """What to record in ``run.json`` (never secrets)."""
         return {"provider": self.name, "model": self.model}

@@ -36,7 +36,8 @@ from callbench.providers.limits import (
     estimate_tokens,
     limiter_for,
 )
-from callbench.secrets import scrub
+from callbench.providers.reachability import EndpointDownError, down_endpoints
+from callbench.secrets import has_secrets, scrub, scrub_data
 from callbench.types.contract import ToolContract
 from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
@@ -230,7 +231,7 @@ class Model:
         """
         settings = settings or self.settings
         if not self.provider.needs_network:
-            return await self._timed(self.provider.generate(messages, tools, settings))
+            return scrub_turn(await self._timed(self.provider.generate(messages, tools, settings)))
         key = None
         cacheable = getattr(self.provider, "cacheable", None)
         if (
@@ -244,7 +245,7 @@ class Model:
             hit = self.cache.get(key)
             if hit is not None:
                 self.counters["cache_hits"] += 1
-                return hit
+                return scrub_turn(hit)  # entries stored before a key was known to be echoed
         waits = endpoint_waits.get()
         if waits is None:
             turn = await self._with_retries(messages, tools, settings, None)
@@ -254,6 +255,9 @@ class Model:
                 turn = await self._with_retries(messages, tools, settings, waits)
             finally:
                 waits.end()
+        # The one place a reply enters callbench: blank known keys before the turn is cached,
+        # recorded or shown (an endpoint may echo the key inside a normal 200 reply).
+        turn = scrub_turn(turn)
         if key is not None and self.cache is not None:
             self.cache.put(key, turn, self.provider.name, self.provider.model)
         return turn
@@ -266,6 +270,8 @@ class Model:
         waits: EndpointWaits | None,
     ) -> ModelTurn:
         policy, started, retries = self.options.retry, time.monotonic(), 0
+        if down_endpoints.any():  # a server found down mid-run: re-check it once, not the whole budget
+            await asyncio.to_thread(down_endpoints.refuse_if_down, self.provider)
         while True:
             try:
                 return await self._attempt(messages, tools, settings, waits)
@@ -276,6 +282,16 @@ class Model:
                 spent = time.monotonic() - started
                 if retries > policy.max_retries or spent + wait > policy.max_retry_time_s:
                     self.counters["gave_up"] += 1
+                    down = await asyncio.to_thread(down_endpoints.mark_if_down, self.provider)
+                    if down is not None:
+                        # Say why in the record: the server is gone, not merely slow.
+                        raise EndpointDownError(
+                            scrub(
+                                f"the model server at {self.provider.endpoint_url()} stopped accepting "
+                                f"connections ({down}); gave up after {retries} attempt(s) in {spent:.1f}s "
+                                f"(last error: {exc})"
+                            )
+                        ) from None
                     raise type(exc)(
                         scrub(f"{exc} (gave up after {retries} attempt(s) in {spent:.1f}s)"),
                         retry_after=exc.retry_after,
@@ -332,6 +348,19 @@ class Model:
         if turn.latency_ms is None:
             turn.latency_ms = (time.perf_counter() - start) * 1000.0
         return turn
+
+
+def scrub_turn(turn: ModelTurn) -> ModelTurn:
+    """``turn`` with every known secret blanked in its text, calls, reasoning and model name.
+
+    Returns ``turn`` itself when it holds no known secret (the usual case, and free when no key
+    was ever read).
+    """
+    if not has_secrets():
+        return turn
+    data = turn.model_dump()
+    cleaned = scrub_data(data)
+    return turn if cleaned is data else ModelTurn.model_validate(cleaned)
 
 
 def options_from_config(config: Any) -> ModelOptions:

@@ -201,6 +201,10 @@ class OpenAIProvider(Provider):
         """Requests to one base URL share connection and rate limits."""
         return f"openai-compat|{self.base_url}"
 
+    def endpoint_url(self) -> str:
+        """The base URL (checked for a listening server before a run)."""
+        return self.base_url
+
     def describe(self) -> dict[str, Any]:
         """What ``run.json`` records (never the key)."""
         return {

@@ -100,6 +100,9 @@ class PromptProvider(Provider):
     def connection_key(self) -> str:
         return self.inner.connection_key()
 
+    def endpoint_url(self) -> str | None:
+        return self.inner.endpoint_url()
+
     def describe(self) -> dict[str, Any]:
         """The inner description plus the prompt-mode marker (part of the cache key)."""
         return {**self.inner.describe(), "tool_mode": "prompt"}

@@ -36,6 +36,7 @@ _CONTEXT_LIMIT = re.compile(
     r"|input is too long",
     re.IGNORECASE,
 )
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _FIX_HINTS = {
     400: "the request was rejected: check model options (unsupported parameter, tool schema, context length)",
     401: "authentication failed: check the API key ({key_env})",
@@ -177,7 +178,8 @@ class Endpoint:
 
 def error_for_status(status: int, body: str, headers: Mapping[str, str], where: Endpoint) -> ProviderError:
     """Map a non-2xx HTTP response to the error the retry policy understands."""
-    detail = scrub(_error_detail(body))[:300]
+    # The detail ends up in an error line on the terminal: no key, no live control sequences.
+    detail = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", scrub(_error_detail(body)))[:300]
     prefix = f"{where.provider} HTTP {status}"
     if status == 429:
         wait = retry_after_seconds(headers.get("retry-after"))
@@ -234,7 +236,10 @@ async def post_json(
         raise TransientProviderError(f"{where.provider}: truncated response body") from None
     except (aiohttp.ClientError, OSError) as exc:
         # Dropped connections, resets, refused connects: the server may come back.
-        raise TransientProviderError(f"{where.provider}: connection error ({type(exc).__name__})") from None
+        detail = scrub(str(exc))[:200]
+        raise TransientProviderError(
+            f"{where.provider}: connection error ({type(exc).__name__}{': ' + detail if detail else ''})"
+        ) from None
     if status >= 300:
         raise error_for_status(status, raw.decode("utf-8", "replace"), response_headers, where)
     try:
