@@ -29,12 +29,14 @@ def summary_table(summary: Summary | Mapping[str, Any], title: str | None = None
     summary = as_summary(summary)
     table = RichTable(title=title or f"{summary.model}  ·  harness mode: {summary.harness_mode}")
     for column in ("scorer / tier", "n", "passed", "accuracy", "errors", "partial*"):
-        table.add_column(column, justify="left" if column == "scorer / tier" else "right", no_wrap=True)
+        first = column == "scorer / tier"  # may wrap: "<name> (diagnostic)" on a narrow terminal
+        table.add_column(column, justify="left" if first else "right", no_wrap=not first)
     table.caption = (
         "accuracy: strict pass rate over completed cases; errors: excluded infrastructure "
         "failures; *partial: mean diagnostic partial score, never a pass criterion"
     )
     for name, figures in summary.tiers.items():
+        name = f"{name} (diagnostic)" if figures.diagnostic else name  # shown, never a pass criterion
         if not figures.n and figures.n_not_applicable:  # e.g. state-match on a stateless executor
             table.add_row(name, "n/a", "n/a", "n/a", str(figures.n_error_excluded), "n/a")
             continue

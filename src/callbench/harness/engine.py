@@ -209,11 +209,10 @@ def finish_run(prepared: Prepared, slim: list[CaseRecord]) -> dict[str, Any]:
 
 
 def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
-    wanted = set(config.case_ids)
     done = prepared.done()
     jobs = []
     for suite in prepared.suites:
-        cases = [c for c in suite.cases if not wanted or c.id in wanted or c.key in wanted]
+        cases = suite.select(config.case_ids)  # the one --case rule (Suite.matches)
         if config.limit is not None:
             cases = cases[: config.limit]
         for case in cases:

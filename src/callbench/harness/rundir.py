@@ -28,8 +28,9 @@ from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
 from callbench.scoring.lint import suite_notes
 from callbench.suites.resolve import load_suite
-from callbench.suites.suite import DEFAULT_TIERS, Suite
+from callbench.suites.suite import Suite
 from callbench.types.case import Case
+from callbench.types.names import did_you_mean
 from callbench.types.records import CaseRecord, RunHeader, SuiteInfo
 from callbench.types.version import __version__
 
@@ -71,20 +72,42 @@ def load_suites(config: RunConfig) -> list[Suite]:
     return suites
 
 
+def check_selection(suites: Sequence[Suite], case_ids: Sequence[str]) -> None:
+    """Every ``--case`` must name a case of some suite of the run; one line names the first that
+    does not, with the closest ids (or a few of them) so the next try can succeed."""
+    for selector in case_ids:
+        if any(suite.select([selector]) for suite in suites):
+            continue
+        ids = [case.id for suite in suites for case in suite.cases]
+        names = ("suites " if len(suites) > 1 else "suite ") + ", ".join(repr(s.name) for s in suites)
+        close = did_you_mean(selector, ids + [i.rpartition("/")[2] for i in ids if "/" in i])
+        close = "" if close.startswith(" (available") else close
+        shown = ", ".join(ids[:8]) + (f", ... ({len(ids)} in all)" if len(ids) > 8 else "")
+        known = f"; its ids: {shown}" if ids else "; it has no cases"
+        raise UserError(f"--case {selector!r}: no case of {names} has this id{close}{known}")
+
+
 def build_scorers(suite: Suite, tiers: Sequence[TierRef]) -> dict[str, Any]:
-    """The suite's scorers by name: catalog names (``all`` = the three tiers) or factories ``f(suite)``;
-    none given = the suite's defaults."""
-    refs: list[TierRef] = list(tiers) or list(suite.scorers)
-    if refs == ["all"]:
-        refs = list(DEFAULT_TIERS)
+    """The suite's scorers by name: catalog names or factories ``f(suite)``; none given = the suite's
+    defaults; ``all`` = its scorers plus the strict tiers where they apply (``Suite.expand_scorers``)."""
     table: dict[str, Any] = {}
-    for ref in refs:
+    for ref in suite.expand_scorers(list(tiers)):
         if isinstance(ref, str):
             table[ref] = catalog().scorers.get(ref)(suite)
         else:
             scorer = ref(suite)
             table[scorer.name] = scorer
     return table
+
+
+def diagnostic_scorers(suites: Sequence[Suite], scorers: dict[str, dict[str, Any]]) -> list[str]:
+    """The scorers whose rows are diagnostic: those diagnostic for every suite that runs them."""
+    names = list(dict.fromkeys(name for table in scorers.values() for name in table))
+    return [
+        name
+        for name in names
+        if all(name in s.diagnostic_scorers([name]) for s in suites if name in scorers.get(s.name, {}))
+    ]
 
 
 def build_run_model(model: ModelRef, config: RunConfig) -> Model:
@@ -122,6 +145,7 @@ def prepare_run(config: RunConfig) -> Prepared:
 
         load_prices(config.price_table)  # a bad price table fails now, not after the run
     suites = load_suites(config)
+    check_selection(suites, config.case_ids)  # before the run folder exists
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
     model = build_run_model(config.model, config)
     header = _header(config, suites, scorers, model)
@@ -168,6 +192,7 @@ def _header(
             for spec, s in zip(config.suites, suites, strict=True)
         ],
         scorers={name: list(table) for name, table in scorers.items()},
+        diagnostic_scorers=diagnostic_scorers(suites, scorers),
         executor=_executor_label(config.executor),
         retrieval_k=config.k,
         suite_k={s.name: s.retrieval_k(config.k) for s in suites},

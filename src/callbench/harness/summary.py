@@ -66,7 +66,7 @@ def build_summary(
         n_completed=len(completed),
         n_error=len(errors),
         errors_by_type=dict(Counter(r.error.type for r in errors if r.error)),
-        tiers={name: tier_figures(name, completed, len(errors)) for name in scorer_names},
+        tiers={name: _tier_row(header, name, completed, len(errors)) for name in scorer_names},
         retrieval_recall=_mean(r.retrieval_recall for r in completed if r.retrieval_recall is not None),
         qc_flags=qc_flags(completed) + tool_bug_flags(errors),
         scorer_aggregates=_scorer_aggregates(scorers or {}, completed),
@@ -78,6 +78,13 @@ def build_summary(
     if requests:
         summary.requests = dict(requests)
     return summary
+
+
+def _tier_row(header: RunHeader, name: str, completed: list[CaseRecord], n_error: int) -> TierFigures:
+    figures = tier_figures(name, completed, n_error)
+    if name in header.diagnostic_scorers:  # set only then: summaries of other runs keep their keys
+        figures.diagnostic = True
+    return figures
 
 
 def tier_figures(name: str, completed: list[CaseRecord], n_error: int) -> TierFigures:

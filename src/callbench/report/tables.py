@@ -23,6 +23,7 @@ COLUMNS = [
     "run",
     "model",
     "tier",
+    "diagnostic",
     "harness_mode",
     "group",
     "n",
@@ -43,9 +44,16 @@ COLUMNS = [
 def stratum_rows(run: RunFolder, *, categories: bool = True) -> list[dict[str, Any]]:
     """One row per stratum (``group`` = ``all``), then per category when asked."""
     model = run.header.model if run.header is not None else ""
+    diagnostic = set(run.header.diagnostic_scorers) if run.header is not None else set()
     rows = []
     for s in run_statistics(run).strata:
-        base = {"run": run.path.name, "model": model, "tier": s.tier, "harness_mode": s.harness_mode}
+        base = {
+            "run": run.path.name,
+            "model": model,
+            "tier": s.tier,
+            "diagnostic": s.tier in diagnostic,  # shown beside the tiers, never a pass criterion
+            "harness_mode": s.harness_mode,
+        }
         rows.append(base | _figures(s, "all") | _stratum_extras(s))
         if categories:
             for name, c in s.by_category.items():
@@ -105,6 +113,8 @@ def _md_cell(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
     if key == "accuracy" and value is not None:
         text = f"{100 * value:.1f}%"
+    elif key == "tier" and row.get("diagnostic"):
+        text = f"{value} (diagnostic)"
     elif key == "ci" and row.get("ci_low") is not None:
         text = f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}%"
     elif key == "mcnemar_p" and value is not None:

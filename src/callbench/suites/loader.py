@@ -124,12 +124,14 @@ def _case_from(data: Any, where: str) -> Case:
         raise SuiteError(f"{where}: a case must be a mapping, got {type(data).__name__}")
     label = f"case {data.get('id')!r}" if "id" in data else "case without 'id'"
     try:
-        return Case.model_validate(data)
+        case = Case.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
         message = err["msg"].removeprefix("Value error, ")
         raise SuiteError(f"{where}: {label}: {field + ': ' if field else ''}{message}") from None
+    case.set_origin(where)  # load-time checks against the registry name the file and line
+    return case
 
 
 def _check_unique(cases: list[Case], source: str) -> None:

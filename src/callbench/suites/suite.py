@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from callbench.suites.check import check_suite
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
 
 DEFAULT_TIERS = ["native-function-contract", "real-tool-execution", "task-completion-execution"]
+ALL_SCORERS = "all"
+"""The scorer name that stands for "this suite's scorers plus the strict tiers where they apply"."""
+DIAGNOSTIC_SCORERS = ("state-match",)
+"""Scorers that never decide a pass whatever the suite: their rows are labelled diagnostic."""
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with access to tools. Use only the supplied tools. Call tools instead "
@@ -51,11 +57,17 @@ class Suite:
     default_k: int | None = 24
     """Top-k tool retrieval when the run does not set ``--k`` (``None``: offer every candidate)."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    strict_tiers: bool = True
+    """Whether the three strict tiers apply: ``--tier all`` adds them to :attr:`scorers`. A benchmark
+    whose own primary scorer judges something the gold-path tiers do not (DAG, BFCL, ComplexFuncBench)
+    sets ``False``; a tier named explicitly still runs there, and its row is labelled diagnostic."""
 
     def __post_init__(self) -> None:
         for case in self.cases:
             if not case.suite:
                 case.suite = self.name
+        # Every suite, however built: a case no call could ever meet stops loading here.
+        check_suite(self.source or self.name, self.cases, self.registry)
 
     @property
     def hash(self) -> str:
@@ -83,3 +95,47 @@ class Suite:
 
     def executor_name(self, case: Case) -> str | Any:
         return case.executor or self.executor
+
+    def matches(self, case: Case, selector: str) -> bool:
+        """Whether ``--case selector`` names ``case``. One rule wherever a case id is shown:
+
+        * the case id (``load_all_tracks``) or its record key ``suite:id`` (``genomics-complex:...``);
+        * in a suite that combines parts (``genomics``: ``complex/load_all_tracks``), the bare id
+          after the last ``/`` (every part's case of that id);
+        * in one part's suite (``genomics-complex``), the ``part/id`` form the combined suite shows,
+          where ``part`` is the suite name or its last ``-`` segment."""
+        if selector in (case.id, case.key) or case.id.endswith("/" + selector):
+            return True
+        part, _, tail = selector.rpartition("/")
+        return bool(part) and tail == case.id and (part == self.name or self.name.endswith("-" + part))
+
+    def select(self, selectors: Sequence[str]) -> list[Case]:
+        """The cases ``selectors`` name (see :meth:`matches`), in suite order; none = every case."""
+        if not selectors:
+            return list(self.cases)
+        return [case for case in self.cases if any(self.matches(case, s) for s in selectors)]
+
+    def expand_scorers(self, refs: Sequence[Any]) -> list[Any]:
+        """The scorers a run asks for, resolved for this suite: none = :attr:`scorers`; ``all`` = the
+        suite's scorers plus the strict tiers when they apply. Names and ``all`` mix (a union in
+        order of first mention, without duplicates); scorer factories pass through."""
+        out: list[Any] = []
+        for ref in refs or self.scorers:
+            names = self.all_scorers() if ref == ALL_SCORERS else [ref]
+            out.extend(name for name in names if name not in out)
+        return out
+
+    def all_scorers(self) -> list[str]:
+        """What ``all`` means for this suite."""
+        tiers = DEFAULT_TIERS if self.strict_tiers else []
+        return list(dict.fromkeys([*self.scorers, *tiers]))
+
+    def diagnostic_scorers(self, names: Sequence[str]) -> list[str]:
+        """Those of ``names`` whose rows are diagnostic here: :data:`DIAGNOSTIC_SCORERS`, and the
+        strict tiers on a suite where they do not apply (unless the suite lists them itself)."""
+        return [
+            name
+            for name in names
+            if name in DIAGNOSTIC_SCORERS
+            or (name in DEFAULT_TIERS and not self.strict_tiers and name not in self.scorers)
+        ]

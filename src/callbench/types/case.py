@@ -108,6 +108,17 @@ class Case(BaseModel):
         return self
 
     _refs_memo: tuple[int, bool] | None = PrivateAttr(default=None)
+    _origin: str = PrivateAttr(default="")
+
+    @property
+    def origin(self) -> str:
+        """Where the case was read (``file:line``), for load-time messages; empty when unknown.
+        Not part of the case's data (never hashed or recorded)."""
+        return self._origin
+
+    def set_origin(self, where: str) -> None:
+        """Record where the case was read (the loaders call this)."""
+        self._origin = where
 
     @property
     def has_refs(self) -> bool:

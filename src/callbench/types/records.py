@@ -48,6 +48,8 @@ class RunHeader(BaseModel):
     suites: list[SuiteInfo] = Field(default_factory=list)
     scorers: dict[str, list[str]] = Field(default_factory=dict)
     """Suite name -> scorer names."""
+    diagnostic_scorers: list[str] = Field(default_factory=list)
+    """Scorers whose figures are diagnostic in this run (never a pass criterion), e.g. ``state-match``."""
     executor: str | None = None
     """Executor override (``None``: each suite's default)."""
     retrieval_k: int | str | None = None

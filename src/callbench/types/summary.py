@@ -59,6 +59,8 @@ class TierFigures(Figures):
 
     n_not_applicable: int = 0
     n_error_excluded: int = 0
+    diagnostic: bool = False
+    """A diagnostic scorer of this run (``run.json``'s ``diagnostic_scorers``): shown, never a pass rule."""
     by_suite: dict[str, Figures] = Field(default_factory=dict)
     by_category: dict[str, Figures] = Field(default_factory=dict)
 

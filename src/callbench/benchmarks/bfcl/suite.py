@@ -71,6 +71,7 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
         cases=cases,
         executor="contract",
         scorers=["bfcl"],
+        strict_tiers=False,  # its own scorer is primary: `--tier all` does not add the gold-path tiers
         system_prompt=BFCL_SYSTEM_PROMPT,
         description="Berkeley Function Calling Leaderboard (bfcl-eval data)",
         version="BFCL_v4",

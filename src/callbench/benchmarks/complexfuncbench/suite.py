@@ -124,6 +124,7 @@ def build_suite(report: LoadReport, settings: CfbSettings, *, source: str, extra
         cases=cases,
         executor="replay",
         scorers=["complexeval"],
+        strict_tiers=False,  # its own scorer is primary: `--tier all` does not add the gold-path tiers
         system_prompt="",  # upstream sends no system prompt
         description="ComplexFuncBench: multi-step constrained function calling on replayed Booking APIs",
         source=source,

@@ -284,6 +284,7 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
         cases=cases,
         executor="dag",
         scorers=["dag"],
+        strict_tiers=False,  # its own scorer is primary: `--tier all` does not add the gold-path tiers
         system_prompt="",
         description="FuncBenchGen-style tasks generated from a hidden function-dependency DAG",
         source=f"dag:{spec}",
