@@ -12,6 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Imported with this module (~0.6 s), which loads when a run resolves its scorers, before any case
+# starts: imported on first use instead, it ran inside the first case's scoring on the event loop,
+# stalling every case in flight and charging the time to that case's clock.
+from scipy.optimize import linear_sum_assignment
+
 from callbench.types.case import Case, ExpectedStep
 from callbench.types.trace import TraceCall
 
@@ -53,7 +58,6 @@ def best_assignment(
     then (with ``succeeded``) calls that executed successfully, and, among equals, listed order."""
     if not instances or not calls:
         return {}
-    from scipy.optimize import linear_sum_assignment  # imported on first use: it costs ~0.6 s at start-up
 
     size_i, size_c = len(instances), len(calls)
     gain = np.zeros((size_i, size_c))
