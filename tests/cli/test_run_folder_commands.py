@@ -50,7 +50,7 @@ def test_compare_a_schema_1_run_against_itself(capsys: pytest.CaptureFixture[str
     board, pairs = text.split("## Paired comparisons")
     assert board.count("| 1 | flaky-noisy | run_schema1 |") == 4  # ties rank apart per tier
     rows = [ln for ln in pairs.splitlines() if ln.startswith("| flaky-noisy")]
-    assert len(rows) == 4 and all("| 0.000 | 0.0 – 0.0 | 1 | 0 / 0 |" in r for r in rows)
+    assert len(rows) == 4 and all("| 0.0 | 0.0 – 0.0 | 1 | 0 / 0 |" in r for r in rows)
 
 
 def test_report_of_a_schema_1_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Collection, Mapping
+from pathlib import Path
 from typing import Any
 
+import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from callbench.errors import UserError
+from callbench.harness.usage import requests_text
+from callbench.report.progress import percent
 from callbench.types.summary import Summary, Table
 
 console = Console()
@@ -16,7 +22,62 @@ err_console = Console(stderr=True)
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+    return "-" if value is None else percent(value)  # the rounding rule of every printed figure
+
+
+def only_tiers(summary: Summary, only: Collection[str]) -> Summary:
+    """``summary`` with only the named scorers' rows and tables (all of them for none or ``all``).
+
+    Re-scoring keeps the verdicts of the tiers not asked for, so the stored summary holds them all;
+    showing them too would look as if ``--tier`` did nothing.
+    """
+    names = set(only)
+    if not names or "all" in names or not names & set(summary.tiers):
+        return summary
+    tiers = {name: figures for name, figures in summary.tiers.items() if name in names}
+    aggregates = {name: agg for name, agg in summary.scorer_aggregates.items() if name in names}
+    return summary.model_copy(update={"tiers": tiers, "scorer_aggregates": aggregates})
+
+
+def require_run_folder(path: Path) -> Path:
+    """``path`` when it is a folder; else one line saying it does not exist (or is a file).
+
+    Raises:
+        UserError: no such folder.
+    """
+    if not path.exists():
+        raise UserError(f"no such run folder: {path}")
+    if not path.is_dir():
+        raise UserError(f"{path}: not a run folder (a file; give the folder holding run.json)")
+    return path
+
+
+def run_folder_path(raw: str) -> Path:
+    """Parse ``run -o/--out``: a path, refusing the ``KEY=VALUE`` that ``-o`` used to mean.
+
+    ``-o`` was ``--option`` for ``run`` and the output path everywhere else; it is the output path
+    everywhere now. A value like ``limit=2`` with no ``/`` is an old habit, and taking it as a folder
+    name would silently drop the suite option: say so instead. A folder whose name holds ``=`` is
+    still possible as a path with a ``/`` (``./limit=2``).
+
+    Raises:
+        typer.BadParameter: for ``KEY=VALUE`` without a path separator.
+    """
+    if "=" in raw and "/" not in raw and os.sep not in raw:
+        raise typer.BadParameter(
+            f"{raw!r} looks like a suite option: -o is the run folder (--out) now; write --option {raw} "
+            f"(for a folder of that name, write ./{raw})"
+        )
+    return Path(raw)
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut at the last word boundary within ``width`` characters, ``…`` marking the cut."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1].rsplit(" ", 1)[0] if " " in text[: width - 1] else text[: width - 1]
+    return cut.rstrip(" ,;:.-") + "…"
 
 
 def as_summary(summary: Summary | Mapping[str, Any]) -> Summary:
@@ -74,21 +135,28 @@ def print_tables(name: str, tables: list[Table]) -> None:
             console.print(Text(note))
 
 
-def print_summary(summary: Summary | Mapping[str, Any], run_dir: Any = None) -> None:
-    """The run's summary table, a line of totals (usage, QC flags) and each scorer's own tables."""
-    summary = as_summary(summary)
+def print_summary(
+    summary: Summary | Mapping[str, Any], run_dir: Any = None, only: Collection[str] = ()
+) -> None:
+    """The run's summary table, a line of totals (usage, QC flags) and each scorer's own tables.
+
+    ``only``: the scorers/tiers to show (``score --tier X``), all of them when empty or ``all``.
+    """
+    summary = only_tiers(as_summary(summary), only)
     console.print(summary_table(summary))
     recall = summary.retrieval_recall
     extra = [f"retrieval recall {_pct(recall)}"] if recall is not None else []
     extra.append(f"{summary.n_completed} completed, {summary.n_error} error records")
     usage = summary.usage
     tokens = usage.tokens if usage is not None else None
-    if usage is not None and tokens is not None and (tokens.input or tokens.output or tokens.cache_hits):
-        # built-in agents use no tokens: the line is left out for them
-        line = (
-            f"{tokens.requests} requests ({tokens.cache_hits} from cache), "
-            f"{tokens.input} input + {tokens.output} output tokens"
-        )
+    counters = summary.requests or {}
+    if (
+        usage is not None
+        and tokens is not None
+        and (tokens.input or tokens.output or tokens.cache_hits or counters.get("requests"))
+    ):
+        # built-in agents use no tokens and send no request: the line is left out for them
+        line = f"{requests_text(tokens, counters)}, {tokens.input} input + {tokens.output} output tokens"
         if usage.latency_ms_p50 is not None and usage.latency_ms_p95 is not None:
             line += f", latency p50 {usage.latency_ms_p50:.0f} ms / p95 {usage.latency_ms_p95:.0f} ms"
         if usage.cost_usd is not None:

@@ -25,8 +25,11 @@ def compare_cmd(
 ) -> None:
     """Rank runs by strict accuracy per tier and harness mode (never pooled), with 95% intervals;
     pairs of runs are compared on the cases both completed."""
+    from callbench.cli.common import require_run_folder
     from callbench.report.tables import render_compare
 
+    for run_dir in run_dirs:
+        require_run_folder(run_dir)
     text = render_compare(run_dirs, fmt, pairs=pairs)
     if output is None:
         typer.echo(text, nl=False)

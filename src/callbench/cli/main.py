@@ -9,6 +9,7 @@ import sys
 import typer
 
 from callbench.errors import CallbenchError, FatalProviderError, UserError
+from callbench.types.version import __version__
 
 app = typer.Typer(
     name="callbench",
@@ -16,7 +17,24 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # Sub-commands and groups inherit the help option names from this top-level context.
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"callbench {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", "-V", is_eager=True, callback=_print_version, help="Print the version and exit."
+    ),
+) -> None:
+    """Strict, execution-backed, reproducible benchmarks of LLM function calling."""
 
 
 def _discover() -> None:

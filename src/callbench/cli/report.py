@@ -22,7 +22,10 @@ def report_cmd(
 ) -> None:
     """Write one HTML file that opens from disk with no network: figures with 95% intervals,
     charts, a filterable case table with round-by-round traces, and comparisons between runs."""
+    from callbench.cli.common import require_run_folder
     from callbench.report.html import write_report
 
+    for run_dir in run_dirs:
+        require_run_folder(run_dir)
     out = write_report(run_dirs, output, title)
     typer.echo(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(run_dirs)} run(s))")

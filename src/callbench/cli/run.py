@@ -9,7 +9,7 @@ from typing import Annotated, Any, cast
 
 import typer
 
-from callbench.cli.common import print_summary
+from callbench.cli.common import print_summary, run_folder_path
 from callbench.errors import ConfigError
 from callbench.harness.config import EngineLimits, Output, ProgressMode, RunConfig, Selection, group_fields
 from callbench.harness.modes import HarnessMode
@@ -57,7 +57,7 @@ def run(
         Path | None, typer.Option("--registry", help="Tool registry folder for path suites.")
     ] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="Suite option KEY=VALUE (repeatable).")
+        list[str] | None, typer.Option("--option", help="Suite option KEY=VALUE (repeatable).")
     ] = None,
     case: Annotated[
         list[str] | None, typer.Option("--case", help="Run only this case id (repeatable).")
@@ -65,7 +65,13 @@ def run(
     limit: Annotated[int | None, typer.Option("--limit", help="At most N cases per suite.")] = None,
     trials: Annotated[int, typer.Option("--trials", help="Repeat every case K times.")] = 1,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default runs/<timestamp>-<model>-<suite>).")
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            parser=run_folder_path,  # refuses the old '-o KEY=VALUE' (now --option) with one line
+            help="Run folder (default runs/<timestamp>-<model>-<suite>).",
+        ),
     ] = None,
     resume: Annotated[
         Path | None,
@@ -100,13 +106,34 @@ def run(
     price_table: Annotated[
         Path | None, typer.Option("--price-table", help="YAML/JSON prices per model for cost estimates.")
     ] = None,
-    temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
-    max_tokens: Annotated[int, typer.Option("--max-tokens")] = 4096,
+    temperature: Annotated[
+        float,
+        typer.Option(
+            "--temperature",
+            help="Sampling temperature (0: the most likely answer; only 0 reads and writes the cache).",
+        ),
+    ] = 0.0,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", help="Most tokens the model may write in one reply.")
+    ] = 4096,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Provider sampling seed where supported.")
     ] = None,
-    reasoning_effort: Annotated[str | None, typer.Option("--reasoning-effort")] = None,
-    thinking_budget: Annotated[int | None, typer.Option("--thinking-budget")] = None,
+    reasoning_effort: Annotated[
+        str | None,
+        typer.Option(
+            "--reasoning-effort",
+            help="OpenAI-protocol reasoning models: low, medium or high (sent as reasoning_effort).",
+        ),
+    ] = None,
+    thinking_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--thinking-budget",
+            help="Anthropic extended thinking: tokens the model may think before answering "
+            "(uses the default temperature; such replies are not cached).",
+        ),
+    ] = None,
     progress: Annotated[str, typer.Option("--progress", help="auto, rich, plain or quiet.")] = "auto",
     watch: Annotated[
         bool, typer.Option("--watch", help="Print every round as it happens (use with --case).")
@@ -163,9 +190,9 @@ def run(
             output=output,
         )
     result = asyncio.run(_run(config))
-    if config.progress != "quiet":
-        print_summary(result.summary, result.run_dir)
-        print_suite_notes(result.run_dir)
+    # --progress quiet silences the progress display only; the final table is the run's result.
+    print_summary(result.summary, result.run_dir)
+    print_suite_notes(result.run_dir)
 
 
 def print_suite_notes(run_dir: Path) -> None:

@@ -28,4 +28,4 @@ def score(
     from callbench.harness.rescore import rescore
 
     summary = rescore(run_dir, tuple(tier or ()), data=data)
-    print_summary(summary, run_dir)
+    print_summary(summary, run_dir, only=tier or ())  # only the asked tiers

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from callbench.cli.common import console, print_summary
+from callbench.cli.common import console, print_summary, require_run_folder
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import read_summary
 
@@ -20,6 +20,7 @@ def show(
     run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
     format: Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json.")] = "table",
 ) -> None:
+    require_run_folder(run_dir)
     if format == "table":
         print_summary(read_summary(run_dir), run_dir)
         return

@@ -6,7 +6,7 @@ import typer
 from rich.table import Table
 
 from callbench.catalog import catalog
-from callbench.cli.common import console
+from callbench.cli.common import console, shorten
 from callbench.errors import UserError
 
 NEEDS = {
@@ -38,5 +38,5 @@ def suites() -> None:
         except UserError as exc:
             table.add_row(name, "-", "-", f"unavailable: {exc}")
             continue
-        table.add_row(name, str(len(suite.cases)), str(len(suite.registry)), suite.description[:70])
+        table.add_row(name, str(len(suite.cases)), str(len(suite.registry)), shorten(suite.description, 70))
     console.print(table)

@@ -23,8 +23,10 @@ def view_cmd(
 ) -> None:
     """Serve the live dashboard: new records, running figures and the rounds of the cases in
     flight appear as the run writes them. Stop with Ctrl-C."""
+    from callbench.cli.common import require_run_folder
     from callbench.report.live import LiveServer
 
+    require_run_folder(run_dir)
     server = LiveServer(run_dir, port=port)
     typer.echo(f"serving {run_dir} at {server.url} (Ctrl-C to stop)")
     if open_browser:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +154,28 @@ def estimate_cost(tokens: dict[str, int], price: Price) -> float:
     cached_price = price.cached_input if price.cached_input is not None else price.input
     fresh = tokens.get("input", 0) - cached
     return (fresh * price.input + cached * cached_price + tokens.get("output", 0) * price.output) / 1e6
+
+
+def requests_text(tokens: TokenCounts, counters: Mapping[str, int] | None = None) -> str:
+    """What a run asked of its endpoint, for the summary line.
+
+    ``answered requests`` are the model rounds in the records (live and from the response cache);
+    ``HTTP attempts`` and ``retries`` come from the model wrapper's counters (``summary.json`` →
+    ``requests``): every request sent counts as an attempt, and each one that failed transiently and
+    was sent again counts as a retry. A summary without counters (rebuilt by ``callbench score``, or
+    written before they were kept) shows the answered requests only.
+    """
+    answered = tokens.requests + tokens.cache_hits
+    text = f"{answered} answered request{_plural(answered)} ({tokens.cache_hits} from cache)"
+    if counters:
+        attempts, retries = counters.get("requests", 0), counters.get("retries", 0)
+        retry_word = "retry" if retries == 1 else "retries"
+        text += f", {attempts} HTTP attempt{_plural(attempts)}, {retries} {retry_word}"
+        failed = counters.get("gave_up", 0)
+        if failed:
+            text += f" ({failed} given up)"
+    return text
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -24,6 +25,22 @@ if TYPE_CHECKING:
     from callbench.types.trace import RoundInfo, TraceCall
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
+
+
+def tenths(value: float) -> str:
+    """``value`` with one decimal, halves rounded away from zero (``20.45`` -> ``20.5``).
+
+    The one rounding rule of every figure callbench prints (terminal, Markdown, progress): always
+    from the unrounded value, so two views of one figure never differ in the last digit. Float noise
+    below 1e-9 is cleared first (``100 * 0.2045`` is ``20.449999...``).
+    """
+    rounded = Decimal(repr(round(value, 9))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return str(rounded.copy_abs() if rounded == 0 else rounded)
+
+
+def percent(fraction: float) -> str:
+    """A fraction (0.2045...) as a percentage with one decimal (``20.5%``); see :func:`tenths`."""
+    return tenths(100 * fraction) + "%"
 
 
 @dataclass(frozen=True)
@@ -71,7 +88,7 @@ class RunTally:
 
     def pass_rates(self) -> str:
         """``tier 71.4%`` per tier seen so far (strict pass flag, completed cases only)."""
-        parts = [f"{_short(t)} {100 * self.passes[t] / n:.1f}%" for t, n in self.scored.items() if n]
+        parts = [f"{_short(t)} {percent(self.passes[t] / n)}" for t, n in self.scored.items() if n]
         return "  ".join(parts) or "no verdicts yet"
 
     def requests_per_s(self) -> float:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder, read_run
 from callbench.report.html import comparisons, header_payload, run_statistics, statistics_payload
+from callbench.report.progress import percent, tenths
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 ShowFormat = Literal["md", "csv", "json"]
@@ -61,16 +62,20 @@ def stratum_rows(run: RunFolder, *, categories: bool = True) -> list[dict[str, A
     return rows
 
 
+# Rows keep the unrounded figures: each output rounds once, when it writes them (CSV to four digits,
+# Markdown and the terminal to one decimal of a percent), so two views of one run never disagree.
+
+
 def _stratum_extras(s: Stratum) -> dict[str, Any]:
     k = s.trials.trials
     repeated = k > 1
     return {
         "errors": s.errors,
-        "partial_diagnostic": _round(s.partial_mean_diagnostic),
+        "partial_diagnostic": s.partial_mean_diagnostic,
         "trials": k,
-        "pass_at_k": _round(s.trials.pass_at_k.get(str(k))) if repeated else None,
-        "pass_hat_k": _round(s.trials.pass_hat_k.get(str(k))) if repeated else None,
-        "flip_rate": _round(s.trials.flip_rate) if repeated else None,
+        "pass_at_k": s.trials.pass_at_k.get(str(k)) if repeated else None,
+        "pass_hat_k": s.trials.pass_hat_k.get(str(k)) if repeated else None,
+        "flip_rate": s.trials.flip_rate if repeated else None,
     }
 
 
@@ -80,25 +85,31 @@ def _figures(group: Stratum | GroupStatistics, label: str) -> dict[str, Any]:
         "group": label,
         "n": group.n,
         "passed": group.passed,
-        "accuracy": _round(acc.estimate),
-        "ci_low": _round(acc.low),
-        "ci_high": _round(acc.high),
+        "accuracy": acc.estimate,
+        "ci_low": acc.low,
+        "ci_high": acc.high,
         "ci_method": acc.method,
     }
 
 
-def _round(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None else round(float(value), digits)
+CSV_DIGITS = 4
+"""Decimals of the fractions (and points) written to CSV files."""
 
 
 def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
-    """CSV with a header line; missing values are empty cells."""
+    """CSV with a header line; missing values are empty cells, floats rounded to :data:`CSV_DIGITS`."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in columns})
+        writer.writerow({k: _csv_cell(row.get(k)) for k in columns})
     return buf.getvalue()
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    return round(value, CSV_DIGITS) if isinstance(value, float) else value
 
 
 def to_markdown(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
@@ -109,18 +120,22 @@ def to_markdown(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str
     return "\n".join([head, rule, *body]) + "\n"
 
 
+PERCENT_KEYS = frozenset({"accuracy", "partial_diagnostic", "pass_at_k", "pass_hat_k", "flip_rate"})
+"""Row fields that are fractions, shown as percentages with one decimal (one rounding rule)."""
+
+
 def _md_cell(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
-    if key == "accuracy" and value is not None:
-        text = f"{100 * value:.1f}%"
+    if key in PERCENT_KEYS and value is not None:
+        text = percent(value)
     elif key == "tier" and row.get("diagnostic"):
         text = f"{value} (diagnostic)"
     elif key == "ci" and row.get("ci_low") is not None:
-        text = f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}%"
+        text = f"{tenths(100 * row['ci_low'])}–{percent(row['ci_high'])}"
     elif key == "mcnemar_p" and value is not None:
         text = f"{value:.3g}"
     elif isinstance(value, float):
-        text = f"{value:.3f}"
+        text = tenths(value)  # differences in percentage points
     else:
         text = "" if value is None else str(value)
     return text.replace("|", "\\|").replace("\n", " ")
@@ -248,10 +263,10 @@ def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
                 "tier": c["tier"],
                 "harness_mode": c["harness_mode"],
                 "n": c["n"],
-                "diff": round(100 * d["estimate"], 2),
-                "diff_low": round(100 * d["low"], 2),
-                "diff_high": round(100 * d["high"], 2),
-                "diff_ci": f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
+                "diff": 100 * d["estimate"],
+                "diff_low": 100 * d["low"],
+                "diff_high": 100 * d["high"],
+                "diff_ci": f"{tenths(100 * d['low'])} – {tenths(100 * d['high'])}",
                 "mcnemar_p": float(f"{c['mcnemar_p']:.4g}"),
                 "only_a": c["only_a"],
                 "only_b": c["only_b"],

@@ -28,7 +28,7 @@ def run_dir(tmp_path_factory, bfcl_folder):
             f"bfcl:{CATEGORIES}",
             "--model",
             "oracle",
-            "-o",
+            "--option",
             "limit=6",
             "--data",
             str(bfcl_folder),

@@ -27,7 +27,7 @@ def run_dir(tmp_path_factory, bfcl_folder):
                 f"bfcl:{CATEGORIES}",
                 "--model",
                 "bfcl-gold",
-                "-o",
+                "--option",
                 "limit=2",
                 "--data",
                 str(bfcl_folder),

@@ -97,7 +97,7 @@ def test_export_follows_the_model_config(tmp_path, bfcl_folder):
                 "bfcl:parallel",
                 "--model",
                 "oracle",
-                "-o",
+                "--option",
                 "limit=3",
                 "--data",
                 str(bfcl_folder),

@@ -18,7 +18,7 @@ def test_run_json_records_bfcl_eval_version(tmp_path, bfcl_folder):
                 "bfcl:simple_python",
                 "--model",
                 "oracle",
-                "-o",
+                "--option",
                 "limit=1",
                 "--out",
                 str(out),

@@ -6,8 +6,11 @@ user's machine; callbench never ships the data.
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 
@@ -44,15 +47,53 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
         from huggingface_hub import hf_hub_download
     except ImportError:
         raise UserError("fetching data sets needs the 'hub' extra: pip install 'callbench[hub]'") from None
+    _check_reachable(name, source, revision)
     out.mkdir(parents=True, exist_ok=True)
-    path = hf_hub_download(
-        repo_id=source.repo_id,
-        filename=source.filename,
-        repo_type=source.repo_type,
-        revision=revision,
-        local_dir=str(out),
-    )
+    try:
+        path = hf_hub_download(
+            repo_id=source.repo_id,
+            filename=source.filename,
+            repo_type=source.repo_type,
+            revision=revision,
+            local_dir=str(out),
+        )
+    except Exception as exc:  # the hub client raises many types (HTTP, connection, offline, auth)
+        raise UserError(_download_failed(name, source, revision, exc)) from None
     return Path(path)
+
+
+def _url(source: HubDataset, revision: str | None) -> str:
+    from huggingface_hub import hf_hub_url
+
+    return hf_hub_url(source.repo_id, source.filename, repo_type=source.repo_type, revision=revision)
+
+
+def _check_reachable(name: str, source: HubDataset, revision: str | None) -> None:
+    """Connect once to the hub's host before downloading: with no network the hub client retries
+    for half a minute and then names no cause. Skipped behind a proxy (the client uses it, we don't).
+    """
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")):
+        return
+    url = urlsplit(_url(source, revision))
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname or "", port), timeout=10).close()
+    except OSError as exc:
+        raise UserError(_download_failed(name, source, revision, exc)) from None
+
+
+def _download_failed(name: str, source: HubDataset, revision: str | None, exc: BaseException) -> str:
+    """One line: the data set, the URL tried, the root error and the local-file way out."""
+    while exc.__cause__ is not None or exc.__context__ is not None:  # the hub wraps the real cause
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    if len(reason) > 300:  # some hub errors carry a whole response body
+        reason = reason[:299] + "…"
+    return (
+        f"cannot download data set {name!r} from {_url(source, revision)}: {type(exc).__name__}: "
+        f"{reason}; download {source.filename} by other means and run with "
+        f"--suite {source.suite} --data PATH"
+    )
 
 
 def fetch_cmd(
