@@ -165,6 +165,11 @@ def print_summary(
     if summary.qc_flags:
         extra.append(f"{len(summary.qc_flags)} quality-control flag(s) in summary.json")
     console.print("  " + " · ".join(extra))
+    if summary.n_error and run_dir is not None:  # say why cases errored (issue 13, item 7)
+        from callbench.report.watch import run_error_causes
+
+        for cause in run_error_causes(run_dir):
+            console.print(Text(f"  error records: {cause}", style="red"))
     for name, aggregate in summary.scorer_aggregates.items():
         if aggregate.tables:
             print_tables(name, aggregate.tables)
