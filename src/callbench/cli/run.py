@@ -193,6 +193,17 @@ def run(
     # --progress quiet silences the progress display only; the final table is the run's result.
     print_summary(result.summary, result.run_dir)
     print_suite_notes(result.run_dir)
+    _fail_if_all_errored(result.summary, result.run_dir)
+
+
+def _fail_if_all_errored(summary: dict[str, Any], run_dir: Path) -> None:
+    """Exit 1 with one line when no case could be scored (issue 13, item 7: a dead model server)."""
+    from callbench.errors import ProviderError
+    from callbench.report.watch import all_errored
+
+    failed = all_errored(summary, run_dir)
+    if failed is not None:
+        raise ProviderError(failed)
 
 
 def print_suite_notes(run_dir: Path) -> None:

@@ -26,6 +26,7 @@ from callbench.harness.modes import ModePolicy, prompt_template_hash
 from callbench.harness.runfolder import RUN_FILE, iter_records, read_header, slim_record, write_header
 from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
+from callbench.providers.reachability import check_endpoint
 from callbench.scoring.lint import suite_notes
 from callbench.suites.resolve import load_suite
 from callbench.suites.suite import Suite
@@ -148,6 +149,7 @@ def prepare_run(config: RunConfig) -> Prepared:
     check_selection(suites, config.case_ids)  # before the run folder exists
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
     model = build_run_model(config.model, config)
+    check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
     header = _header(config, suites, scorers, model)
     run_dir = config.out_dir or config.runs_root / _run_id(header)
     previous: list[CaseRecord] = []
