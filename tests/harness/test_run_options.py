@@ -10,12 +10,20 @@ import pytest
 
 import callbench
 from callbench.errors import ConfigError
-from callbench.harness.config import OBJECT_SPEC, EngineLimits, Output, RunConfig, Selection, config_from_dict
+from callbench.harness.config import (
+    OBJECT_SPEC,
+    EngineLimits,
+    OptionError,
+    Output,
+    RunConfig,
+    Selection,
+    config_from_dict,
+)
 
 BAD_GROUPS = [
     (Selection, {"trials": 0}, r"Selection\.trials \(--trials\) must be an integer of at least 1, got 0"),
     (Selection, {"limit": -1}, r"Selection\.limit \(--limit\) must be an integer of at least 0 or None"),
-    (Selection, {"k": 0}, r"Selection\.k \(--k\) must be a positive integer, 'all' or None, got 0"),
+    (Selection, {"k": 0}, r"Selection\.k \(--k\) must be a positive integer or .all. or None, got 0"),
     (Selection, {"k": "most"}, r"Selection\.k \(--k\) .* got 'most'"),
     (Selection, {"k": True}, r"Selection\.k"),
     (Selection, {"case_ids": [1]}, r"Selection\.case_ids \(--case\) must be a list of non-empty strings"),
@@ -64,6 +72,13 @@ BAD_CALLS = [
     ({"mode": "turbo"}, r"unknown harness mode 'turbo' \(one of production-parity, oracle-assisted\)"),
     ({"generation": {"temperature": "hot"}}, r"GenerationSettings\.temperature: .* \(got 'hot'\)"),
     ({"generation": {"colour": 1}}, r"GenerationSettings\.colour: Extra inputs are not permitted"),
+    ({"generation": {"temperature": -1}}, r"GenerationSettings\.temperature \(--temperature\) must be a nu"),
+    ({"generation": {"temperature": 2.1}}, r"GenerationSettings\.temperature .* from 0 to 2, got 2\.1"),
+    ({"generation": {"max_tokens": 0}}, r"GenerationSettings\.max_tokens \(--max-tokens\) must be an integ"),
+    ({"generation": {"seed": -3}}, r"GenerationSettings\.seed \(--seed\) must be an integer from 0"),
+    ({"generation": {"reasoning_effort": "max"}}, r"GenerationSettings\.reasoning_effort .* one of none, "),
+    ({"generation": {"thinking_budget": 0}}, r"GenerationSettings\.thinking_budget \(--thinking-budget\)"),
+    ({"generation": {"timeout_s": 0}}, r"GenerationSettings\.timeout_s \(--request-timeout\) must be a po"),
 ]
 
 
@@ -135,3 +150,15 @@ def test_a_recorded_config_with_objects_is_not_rebuilt() -> None:
     with pytest.raises(ConfigError, match=r"held Python objects \(suites, model\)"):
         config_from_dict({"suites": [OBJECT_SPEC, "starter"], "model": OBJECT_SPEC})
     assert config_from_dict({"suites": ["starter"], "model": "oracle"}, limit=1).limit == 1
+
+
+def test_a_bad_option_names_the_command_line_option_alone_for_the_cli() -> None:
+    with pytest.raises(OptionError) as caught:
+        EngineLimits(concurrency=-5)
+    assert caught.value.cli_message() == "--concurrency must be an integer of at least 1 (got -5)"
+    with pytest.raises(OptionError) as caught:
+        EngineLimits(rpm=0.0)
+    assert caught.value.cli_message() == "--rpm must be a positive number (got 0)"  # no "or None" for a flag
+    with pytest.raises(OptionError) as caught:
+        callbench.GenerationSettings(temperature=-0.5) and RunConfig(settings={"temperature": -0.5})
+    assert caught.value.cli_message() == "--temperature must be a number from 0 to 2 (got -0.5)"

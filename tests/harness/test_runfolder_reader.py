@@ -12,6 +12,7 @@ from callbench.errors import UserError
 from callbench.harness.runfolder import (
     LIVE_FILE,
     RecordTail,
+    TornRecordWarning,
     read_live_state,
     read_records,
     read_run,
@@ -46,7 +47,10 @@ def test_final_read_takes_a_whole_last_line_and_skips_a_torn_one(tmp_path: Path)
     assert [r.key for r in read_records(tmp_path)] == [recs[0]["key"], recs[1]["key"]]
     assert len(RecordTail(tmp_path / "records.jsonl").read_new()) == 1  # live: maybe still being written
     (tmp_path / "records.jsonl").write_text(_line(recs[0]) + '{"key": "torn')
-    assert [r.key for r in read_records(tmp_path)] == [recs[0]["key"]]
+    before = (tmp_path / "records.jsonl").read_bytes()
+    with pytest.warns(TornRecordWarning, match=r"records\.jsonl:2: skipped a torn last line \(13 bytes"):
+        assert [r.key for r in read_records(tmp_path)] == [recs[0]["key"]]
+    assert (tmp_path / "records.jsonl").read_bytes() == before  # a reader never changes the file
     (tmp_path / "records.jsonl").write_text('{"key": "torn"\n' + _line(recs[0]))
     with pytest.raises(UserError, match=r"records.jsonl:1: invalid record"):
         read_records(tmp_path)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+import warnings
+from typing import TextIO
 
 import typer
 
@@ -56,9 +58,29 @@ def _discover() -> None:
         commands.get(name)(app)
 
 
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """callbench's own warnings (a class with ``one_line``, e.g. a skipped torn record) as one
+    ``callbench: warning:`` line on stderr; any other warning as Python shows it."""
+    if getattr(category, "one_line", False):
+        print(f"callbench: warning: {message}", file=sys.stderr)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI. User errors print one line (no traceback) and exit 2."""
     _discover()
+    warnings.showwarning = _show_warning
     try:
         app(args=argv, standalone_mode=False)
     except (UserError, FatalProviderError) as exc:

@@ -11,7 +11,7 @@ import typer
 
 from callbench.cli.common import print_summary, run_folder_path
 from callbench.errors import ConfigError
-from callbench.harness.config import EngineLimits, Output, ProgressMode, RunConfig, Selection, group_fields
+from callbench.harness.config import EngineLimits, OptionError, Output, ProgressMode, RunConfig, Selection
 from callbench.harness.modes import HarnessMode
 from callbench.harness.rundir import resume_config
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
@@ -27,6 +27,7 @@ def register(app: typer.Typer) -> None:
 
 
 def run(
+    ctx: typer.Context,
     suite: Annotated[
         list[str] | None, typer.Option("--suite", "-s", help="Suite name, spec or path (repeatable).")
     ] = None,
@@ -139,16 +140,126 @@ def run(
         bool, typer.Option("--watch", help="Print every round as it happens (use with --case).")
     ] = False,
 ) -> None:
-    settings = GenerationSettings(
-        temperature=temperature,
-        max_tokens=max_tokens,
-        seed=seed,
-        reasoning_effort=reasoning_effort,
-        thinking_budget=thinking_budget,
-        timeout_s=request_timeout,
-    )
+    values = {name: value for name, value in locals().items() if name != "ctx"}
     if progress == "auto":
-        progress = "rich" if sys.stdout.isatty() else "plain"
+        values["progress"] = progress = "rich" if sys.stdout.isatty() else "plain"
+    try:
+        if resume is not None:
+            given = {name for name in ctx.params if _given(ctx, name)}
+            if "out" in given and out is not None and out.resolve() != resume.resolve():
+                raise ConfigError(f"--out {out} and --resume {resume} name different run folders; give one")
+            config = resume_config(
+                resume,
+                generation=_pick(given, GENERATION_FLAGS, values),
+                progress=progress,
+                watch=watch,
+                **_resume_overrides(given, values),
+            )
+        else:
+            config = _fresh_config(**values)
+    except OptionError as exc:  # the command line's own option name, not the API field's
+        raise ConfigError(exc.cli_message()) from None
+    result = asyncio.run(_run(config))
+    # --progress quiet silences the progress display only; the final table is the run's result.
+    print_summary(result.summary, result.run_dir)
+    print_suite_notes(result.run_dir)
+    _fail_if_all_errored(result.summary, result.run_dir)
+
+
+# Command-line parameter -> RunConfig field, for the options a resumed run may be given.
+RESUME_FIELDS = {
+    "suite": "suites",
+    "model": "model",
+    "tier": "tiers",
+    "mode": "harness_mode",
+    "k": "k",
+    "executor": "executor",
+    "data": "data",
+    "registry": "registry",
+    "option": "suite_options",
+    "case": "case_ids",
+    "limit": "limit",
+    "trials": "trials",
+    "concurrency": "concurrency",
+    "delay": "delay_s",
+    "rpm": "rpm",
+    "tpm": "tpm",
+    "max_connections": "max_connections",
+    "no_cache": "cache",
+    "request_timeout": "request_timeout_s",
+    "max_retries": "max_retries",
+    "max_retry_time": "max_retry_time_s",
+    "price_table": "price_table",
+}
+GENERATION_FLAGS = {
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "seed": "seed",
+    "reasoning_effort": "reasoning_effort",
+    "thinking_budget": "thinking_budget",
+}
+"""Command-line parameter -> ``GenerationSettings`` field."""
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option was typed on the command line (or set in the environment), not defaulted."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _pick(given: set[str], names: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
+    return {field: values[name] for name, field in names.items() if name in given}
+
+
+def _resume_overrides(given: set[str], values: dict[str, Any]) -> dict[str, Any]:
+    """The options given with ``--resume``, as ``RunConfig`` fields. The rest come from ``run.json``;
+    ``prepare_run`` refuses those that would change verdicts and records the others."""
+    out = _pick(given, RESUME_FIELDS, values)
+    for name in ("suites", "tiers", "case_ids"):
+        if name in out:
+            out[name] = tuple(out[name] or ())
+    if "suite_options" in out:
+        out["suite_options"] = parse_options(out["suite_options"])
+    if "cache" in out:
+        out["cache"] = not out["cache"]
+    return out
+
+
+def _fresh_config(
+    *,
+    suite: list[str] | None,
+    model: str,
+    tier: list[str] | None,
+    mode: str,
+    k: str | None,
+    executor: str | None,
+    data: Path | None,
+    registry: Path | None,
+    option: list[str] | None,
+    case: list[str] | None,
+    limit: int | None,
+    trials: int,
+    out: Path | None,
+    concurrency: int,
+    delay: float,
+    rpm: float | None,
+    tpm: float | None,
+    max_connections: int | None,
+    no_cache: bool,
+    request_timeout: float,
+    max_retries: int,
+    max_retry_time: float,
+    price_table: Path | None,
+    temperature: float,
+    max_tokens: int,
+    seed: int | None,
+    reasoning_effort: str | None,
+    thinking_budget: int | None,
+    progress: str,
+    watch: bool,
+    **_: Any,
+) -> RunConfig:
+    """A new run's config; every value is checked by its option group (one line naming the option)."""
     limits = EngineLimits(
         concurrency=concurrency,
         delay_s=delay,
@@ -161,39 +272,36 @@ def run(
         max_retry_time_s=max_retry_time,
         price_table=price_table,
     )
-    if resume is not None:
-        # A resumed run keeps its recorded selection and generation settings; the engine limits and the
-        # display come from this command line (the CLI has no --cache-path: the recorded one stays).
-        overrides = {name: value for name, value in group_fields(limits).items() if name != "cache_path"}
-        config = resume_config(resume, progress=progress, watch=watch, **overrides)
-    else:
-        # No --suite: RunConfig's empty suites mean the default suite, looked up when the run starts.
-        selection = Selection(
-            case_ids=case or (),
-            limit=limit,
-            trials=trials,
-            k=k,
-            executor=executor,
-            suite_options=parse_options(option),
-            data=data,
-            registry=registry,
-        )
-        output = Output(out_dir=out, progress=cast(ProgressMode, progress), watch=watch)  # checked by Output
-        config = RunConfig.from_groups(
-            tuple(suite or ()),
-            model,
-            tuple(tier or ()),
-            cast(HarnessMode, mode),
-            selection=selection,
-            limits=limits,
-            generation=settings,
-            output=output,
-        )
-    result = asyncio.run(_run(config))
-    # --progress quiet silences the progress display only; the final table is the run's result.
-    print_summary(result.summary, result.run_dir)
-    print_suite_notes(result.run_dir)
-    _fail_if_all_errored(result.summary, result.run_dir)
+    settings = GenerationSettings(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        reasoning_effort=reasoning_effort,
+        thinking_budget=thinking_budget,
+        timeout_s=request_timeout,
+    )
+    # No --suite: RunConfig's empty suites mean the default suite, looked up when the run starts.
+    selection = Selection(
+        case_ids=case or (),
+        limit=limit,
+        trials=trials,
+        k=k,
+        executor=executor,
+        suite_options=parse_options(option),
+        data=data,
+        registry=registry,
+    )
+    output = Output(out_dir=out, progress=cast(ProgressMode, progress), watch=watch)  # checked by Output
+    return RunConfig.from_groups(
+        tuple(suite or ()),
+        model,
+        tuple(tier or ()),
+        cast(HarnessMode, mode),
+        selection=selection,
+        limits=limits,
+        generation=settings,
+        output=output,
+    )
 
 
 def _fail_if_all_errored(summary: dict[str, Any], run_dir: Path) -> None:

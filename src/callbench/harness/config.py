@@ -73,8 +73,47 @@ FLAGS = {
     "resume": "--resume",
     "progress": "--progress",
     "watch": "--watch",
+    "suites": "--suite",
+    "model": "--model",
+    "tiers": "--tier",
+    "harness_mode": "--mode",
+    "temperature": "--temperature",
+    "max_tokens": "--max-tokens",
+    "seed": "--seed",
+    "reasoning_effort": "--reasoning-effort",
+    "thinking_budget": "--thinking-budget",
+    "timeout_s": "--request-timeout",
 }
-"""The CLI flag of each option, named in error messages."""
+"""The CLI flag of each option (and of each generation setting), named in error messages."""
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""The reasoning-effort levels OpenAI-compatible endpoints take."""
+MAX_TEMPERATURE = 2.0
+"""The highest sampling temperature providers accept (OpenAI's range is 0..2; Anthropic's 0..1)."""
+MAX_SEED = 2**63 - 1
+"""Seeds are sent as 64-bit signed integers."""
+
+
+class OptionError(ConfigError):
+    """A run option with a bad value. ``str()`` names the API field (``EngineLimits.concurrency
+    (--concurrency) must be ...``); :meth:`cli_message` names the command-line option alone."""
+
+    def __init__(self, message: str, *, flag: str | None, rule: str, value: Any) -> None:
+        super().__init__(message)
+        self.flag, self.rule, self.value = flag, rule, value
+
+    def cli_message(self) -> str:
+        """``--concurrency must be an integer of at least 1 (got 0)``; the API message without a flag."""
+        if self.flag is None:
+            return str(self)
+        return f"{self.flag} must be {self.rule} (got {_shown(self.value)})"
+
+
+def _shown(value: Any) -> str:
+    """A value as the user typed it: ``-1`` rather than ``-1.0``, strings quoted."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return repr(value)
 
 
 # --- checks shared by the groups ---------------------------------------------------------------
@@ -85,8 +124,17 @@ def _label(group: object, name: str) -> str:
     return f"{type(group).__name__}.{name}" + (f" ({flag})" if flag else "")
 
 
-def _reject(group: object, name: str, rule: str) -> None:
-    raise ConfigError(f"{_label(group, name)} must be {rule}, got {getattr(group, name)!r}")
+def _reject(group: object, name: str, rule: str, *, optional: bool = False) -> None:
+    """Raise the one-line :class:`OptionError` of a field; ``optional``: ``None`` is allowed too
+    (said to API users; a command-line option left out is simply not given)."""
+    value = getattr(group, name)
+    api_rule = rule + (" or None" if optional else "")
+    raise OptionError(
+        f"{_label(group, name)} must be {api_rule}, got {value!r}",
+        flag=FLAGS.get(name),
+        rule=rule,
+        value=value,
+    )
 
 
 def _is_int(value: Any) -> bool:
@@ -100,7 +148,7 @@ def _is_number(value: Any) -> bool:
 def _check_int(group: object, name: str, minimum: int, *, optional: bool = False) -> None:
     value = getattr(group, name)
     if not (optional and value is None) and not (_is_int(value) and value >= minimum):
-        _reject(group, name, f"an integer of at least {minimum}" + (" or None" if optional else ""))
+        _reject(group, name, f"an integer of at least {minimum}", optional=optional)
 
 
 def _check_number(group: object, name: str, *, positive: bool, optional: bool = False) -> None:
@@ -109,7 +157,7 @@ def _check_number(group: object, name: str, *, positive: bool, optional: bool = 
         return
     if not _is_number(value) or value < 0 or (positive and value == 0):
         rule = "a positive number" if positive else "a number of at least 0"
-        _reject(group, name, rule + (" or None" if optional else ""))
+        _reject(group, name, rule, optional=optional)
 
 
 def _check_bool(group: object, name: str) -> None:
@@ -126,7 +174,7 @@ def _normalize_path(group: object, name: str, *, optional: bool = True) -> None:
     if value is None and optional:
         return
     if not isinstance(value, (str, os.PathLike)) or not str(value):
-        _reject(group, name, "a path" + (" or None" if optional else ""))
+        _reject(group, name, "a path", optional=optional)
     _set(group, name, Path(value))
 
 
@@ -178,7 +226,7 @@ class Selection:
             and not isinstance(self.executor, Executor)
             and not (isinstance(self.executor, str) and self.executor)
         ):
-            _reject(self, "executor", "an executor name, an Executor object or None")
+            _reject(self, "executor", "an executor name or an Executor object", optional=True)
         options = self.suite_options
         if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
             _reject(self, "suite_options", "a mapping of option names to values")
@@ -198,7 +246,7 @@ def _parse_k(selection: Selection) -> int | str | None:
             return "all"
         if text.isdigit() and int(text) >= 1:
             return int(text)
-    _reject(selection, "k", "a positive integer, 'all' or None")
+    _reject(selection, "k", "a positive integer or 'all'", optional=True)
     return None  # unreachable: _reject raises
 
 
@@ -271,21 +319,42 @@ class Output:
 
 
 def generation_settings(value: GenerationSettings | Mapping[str, Any] | None) -> GenerationSettings:
-    """``GenerationSettings`` from an instance, a mapping of its fields, or ``None`` (the defaults)."""
+    """``GenerationSettings`` from an instance, a mapping of its fields, or ``None`` (the defaults),
+    with its values checked (:func:`check_generation`)."""
     if value is None:
         return GenerationSettings()
     if isinstance(value, GenerationSettings):
-        return value
+        return check_generation(value)
     if not isinstance(value, Mapping):
         raise ConfigError(f"generation must be a GenerationSettings or a mapping, got {type(value).__name__}")
     try:
-        return GenerationSettings(**value)
+        settings = GenerationSettings(**value)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise ConfigError(
             f"GenerationSettings.{where}: {first['msg']} (got {first.get('input')!r})"
         ) from None
+    return check_generation(settings)
+
+
+def check_generation(settings: GenerationSettings) -> GenerationSettings:
+    """The settings, once their values are in range: one :class:`OptionError` line otherwise.
+
+    Pydantic checks the types; the ranges are checked here, where every run's settings pass
+    (the CLI, ``evaluate`` and a resumed run's recorded settings alike).
+    """
+    temperature = settings.temperature
+    if not (_is_number(temperature) and 0 <= temperature <= MAX_TEMPERATURE):
+        _reject(settings, "temperature", f"a number from 0 to {MAX_TEMPERATURE:g}")
+    _check_int(settings, "max_tokens", 1)
+    if settings.seed is not None and not (_is_int(settings.seed) and 0 <= settings.seed <= MAX_SEED):
+        _reject(settings, "seed", "an integer from 0 to 2**63-1", optional=True)
+    if settings.reasoning_effort is not None and settings.reasoning_effort not in REASONING_EFFORTS:
+        _reject(settings, "reasoning_effort", "one of " + ", ".join(REASONING_EFFORTS), optional=True)
+    _check_int(settings, "thinking_budget", 1, optional=True)
+    _check_number(settings, "timeout_s", positive=True)
+    return settings
 
 
 OPTION_GROUPS: tuple[type, ...] = (Selection, EngineLimits, Output)
@@ -363,8 +432,11 @@ class RunConfig:
                 f"Provider object, got {self.model!r}"
             )
         if self.harness_mode not in HARNESS_MODES:
-            raise ConfigError(
-                f"unknown harness mode {self.harness_mode!r} (one of {', '.join(HARNESS_MODES)})"
+            raise OptionError(
+                f"unknown harness mode {self.harness_mode!r} (one of {', '.join(HARNESS_MODES)})",
+                flag=FLAGS["harness_mode"],
+                rule="one of " + ", ".join(HARNESS_MODES),
+                value=self.harness_mode,
             )
         _set(self, "settings", generation_settings(self.settings))
         for group in self.groups():  # checks every option; keeps the normalised values

@@ -10,6 +10,7 @@ import asyncio
 import gc
 import itertools
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -36,6 +37,9 @@ from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
 
 _CASE_NUMBERS = itertools.count(1)
+WORKDIR_PREFIX = "callbench-"
+_WORKDIR = re.compile(r"callbench-(\d+)-\d+")
+"""Per-case work folders: ``<tempdir>/callbench-<pid>-<n>``."""
 T = TypeVar("T")
 
 CASE_TIMEOUT = "CaseTimeout"
@@ -170,9 +174,48 @@ class RunResult:
         return latest_records(read_records(self.run_dir))
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def remove_dead_workdirs(tempdir: str | Path | None = None) -> list[Path]:
+    """Remove the per-case work folders that runs killed mid-case left behind (``kill -9`` gives
+    them no chance to clean up): those of this user whose process is gone. Returns what was removed.
+
+    Folders of live processes, of other users, and of this process are kept.
+    """
+    root = Path(tempdir or tempfile.gettempdir())
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for entry in entries:
+        found = _WORKDIR.fullmatch(entry.name) if entry.name.startswith(WORKDIR_PREFIX) else None
+        if found is None or int(found[1]) == os.getpid():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or (uid is not None and entry.stat().st_uid != uid):
+                continue
+        except OSError:
+            continue
+        if not _pid_alive(int(found[1])):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
+
+
 async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = ()) -> RunResult:
     """Run a benchmark; see :class:`RunConfig` for the options."""
     prepared = prepare_run(config)
+    remove_dead_workdirs()  # left by runs killed mid-case (e.g. the one this run resumes)
     # Suites, registries and schemas live for the whole run: freezing them keeps the cyclic garbage
     # collector from re-scanning them on every collection (that scanning cost more than a case).
     gc.collect()
@@ -321,7 +364,7 @@ async def _play(
     case = job.case
     # The per-case folder is only a path: executors that write files create it. Creating and
     # removing a folder for every case would cost more than the whole harness loop.
-    workdir = Path(tempfile.gettempdir()) / f"callbench-{os.getpid()}-{next(_CASE_NUMBERS)}"
+    workdir = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{os.getpid()}-{next(_CASE_NUMBERS)}"
     session = job.executor.start(case, workdir, job.suite)
     clock = CaseClock(case.timeout_s)
     token = endpoint_waits.set(clock)

@@ -14,6 +14,7 @@ from callbench.harness.runfolder import (
     read_header,
     read_records,
     rewrite_records,
+    set_aside_torn_tail,
     write_summary,
 )
 from callbench.harness.summary import build_summary
@@ -28,10 +29,16 @@ def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None 
     Records of any schema version the reader accepts are re-scored (the records' format has not
     changed since schema 1); the summary is written in the current summary schema.
 
+    A torn last line is moved to ``records.torn.jsonl`` (see
+    :func:`~callbench.harness.runfolder.set_aside_torn_tail`), never dropped unsaid.
+
     Records whose instruction changed since the run (prompt hash mismatch) are refused: that output
     answers another question, so the model must be re-run instead.
     """
     header = read_header(run_dir)
+    # records.jsonl is rewritten below: a torn last line (a killed run) is set aside first, byte for
+    # byte, with a warning naming the file, the line and the side file.
+    set_aside_torn_tail(Path(run_dir), why="re-scoring")
     records = read_records(run_dir)
     suites = {}
     for info in header.suites:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import platform
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,16 +15,25 @@ from callbench.catalog import catalog
 from callbench.errors import ConfigError, UserError
 from callbench.executors.base import Executor, resolve_executor
 from callbench.harness.config import (
+    FLAGS,
     OBJECT_SPEC,
     ModelRef,
     RunConfig,
     SuiteRef,
     TierRef,
     config_from_dict,
+    config_to_dict,
     recorded_objects,
 )
 from callbench.harness.modes import ModePolicy, prompt_template_hash
-from callbench.harness.runfolder import RUN_FILE, iter_records, read_header, slim_record, write_header
+from callbench.harness.runfolder import (
+    RUN_FILE,
+    iter_records,
+    read_header,
+    set_aside_torn_tail,
+    slim_record,
+    write_header,
+)
 from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
 from callbench.providers.reachability import check_endpoint
@@ -32,7 +42,7 @@ from callbench.suites.resolve import load_suite
 from callbench.suites.suite import Suite
 from callbench.types.case import Case
 from callbench.types.names import did_you_mean
-from callbench.types.records import CaseRecord, RunHeader, SuiteInfo
+from callbench.types.records import CaseRecord, ResumeEvent, RunHeader, SuiteInfo
 from callbench.types.version import __version__
 
 
@@ -141,6 +151,10 @@ def prepare_run(config: RunConfig) -> Prepared:
     if not config.suites:
         # The one place the default suite is looked up: whichever installed plugin declares one.
         config = replace(config, suites=(catalog().require_default_suite(),))
+    if config.resume and config.out_dir is not None and (config.out_dir / RUN_FILE).exists():
+        recorded = read_header(config.out_dir).options.get("config")
+        if recorded:  # before anything loads: a conflicting option is one line, nothing else runs
+            check_resume_config(config.out_dir, recorded, config)
     if config.price_table is not None:
         from callbench.harness.usage import load_prices
 
@@ -151,14 +165,23 @@ def prepare_run(config: RunConfig) -> Prepared:
     model = build_run_model(config.model, config)
     check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
     header = _header(config, suites, scorers, model)
-    run_dir = config.out_dir or config.runs_root / _run_id(header)
     previous: list[CaseRecord] = []
-    if config.resume:
+    if config.resume and config.out_dir is not None and (config.out_dir / RUN_FILE).exists():
+        run_dir = config.out_dir
         previous = _check_resume(run_dir, header)
-    elif (run_dir / RUN_FILE).exists():
-        raise UserError(
-            f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
-        )
+        # The run keeps the header it started with (its provenance); this resume is appended to it.
+        started = read_header(run_dir)
+        started.resumes.append(_resume_event(run_dir, config, len(previous)))
+        write_header(run_dir, started)
+        return Prepared(run_dir, started, suites, scorers, model, previous)
+    if config.out_dir is None:
+        run_dir = new_run_folder(config.runs_root, _run_name(header))
+    else:
+        run_dir = config.out_dir
+        if (run_dir / RUN_FILE).exists():
+            raise UserError(
+                f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
+            )
     header.run_id = run_dir.name
     write_header(run_dir, header)
     return Prepared(run_dir, header, suites, scorers, model, previous)
@@ -203,18 +226,65 @@ def _header(
     )
 
 
-def _run_id(header: RunHeader) -> str:
+def _run_name(header: RunHeader) -> str:
+    """``<UTC timestamp to the second>-<model>-<suites>``: the default run folder's name."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     names = "+".join(s.name for s in header.suites)
     slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{header.model}-{names}").strip("-")
     return f"{stamp}-{slug[:60]}"
 
 
-def resume_config(run_dir: Path, **overrides: Any) -> RunConfig:
-    """The config recorded in ``run_dir``'s ``run.json``, set to resume there, with ``overrides``.
+def new_run_folder(runs_root: Path, name: str) -> Path:
+    """Create and return a run folder under ``runs_root`` that no other run holds: ``name``, or
+    ``name-2``, ``name-3``... when runs started in the same second. ``mkdir`` claims the folder
+    atomically, so two processes never share one."""
+    runs_root.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        candidate = runs_root / (name if n == 1 else f"{name}-{n}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+    raise AssertionError("unreachable")  # itertools.count never ends
+
+
+# --- resuming ----------------------------------------------------------------------------------
+
+VERDICT_FIELDS = ("suites", "model", "tiers", "harness_mode", "k", "executor", "suite_options")
+"""Recorded options a resumed run must keep: they change verdicts (so do the generation settings)."""
+OVERRIDABLE_FIELDS = (
+    "concurrency",
+    "delay_s",
+    "rpm",
+    "tpm",
+    "max_connections",
+    "max_retries",
+    "max_retry_time_s",
+    "request_timeout_s",
+    "cache",
+    "cache_path",
+    "price_table",
+    "case_ids",
+    "limit",
+    "trials",
+    "data",
+    "registry",
+)
+"""Recorded options a resumed run may change: how hard the endpoint is pushed, retries and the
+cache, which cases run, and where the data is (the suite's hash still has to match). Each change is
+recorded in the resume event."""
+TIMEOUT_SETTING = "timeout_s"
+"""The one generation setting a resume may change: the request timeout (``--request-timeout``)."""
+
+
+def resume_config(run_dir: Path, generation: Mapping[str, Any] | None = None, **overrides: Any) -> RunConfig:
+    """The config recorded in ``run_dir``'s ``run.json``, set to resume there, with ``overrides``
+    (``RunConfig`` fields) and ``generation`` (settings fields) applied over the recorded values.
 
     A run started through the Python API with suites, a model, scorers or an executor given as
     objects cannot be rebuilt from ``run.json``: one error line says how to resume it instead.
+    Overrides that would change verdicts are refused when the run starts (:func:`prepare_run`).
     """
     header = read_header(run_dir)
     recorded = header.options.get("config")
@@ -229,19 +299,80 @@ def resume_config(run_dir: Path, **overrides: Any) -> RunConfig:
             "which run.json cannot rebuild; resume it from Python with the same objects: "
             "callbench.evaluate(suite, model, output=Output(out_dir=..., resume=True))"
         )
+    if generation:
+        overrides["settings"] = {**recorded.get("settings", {}), **generation}
     return config_from_dict(recorded, out_dir=run_dir, resume=True, **overrides)
 
 
+def _shown(value: Any) -> str:
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return repr(value)
+
+
+def _flag(name: str) -> str:
+    flag = FLAGS.get(name)
+    return f"{flag} ({name})" if flag and flag.lstrip("-") != name.replace("_", "-") else flag or name
+
+
+def check_resume_config(run_dir: Path, recorded: Mapping[str, Any], config: RunConfig) -> dict[str, Any]:
+    """Compare a resumed run's config with the one it started with.
+
+    Raises:
+        UserError: one line naming the first option that would change verdicts (model, suites,
+            tiers, mode, k, executor, suite options, a generation setting), its recorded value and
+            the given one.
+
+    Returns:
+        The overridable options that differ, ``{field: {"recorded": old, "given": new}}``.
+    """
+    now = config_to_dict(config)
+    old_settings, new_settings = dict(recorded.get("settings") or {}), dict(now["settings"])
+    differences = [(name, recorded.get(name), now.get(name)) for name in VERDICT_FIELDS]
+    differences += [
+        (key, old_settings.get(key), new_settings.get(key))
+        for key in sorted(set(old_settings) | set(new_settings))
+        if key != TIMEOUT_SETTING
+    ]
+    for name, old, new in differences:
+        if name in recorded or name in old_settings:
+            if old != new:
+                raise UserError(
+                    f"{run_dir}: cannot resume: {_flag(name)} was {_shown(old)} when the run started, "
+                    f"given {_shown(new)}; resume without it (the recorded value is used) or start a new run"
+                )
+    overrides = {
+        name: {"recorded": recorded.get(name), "given": now.get(name)}
+        for name in OVERRIDABLE_FIELDS
+        if name in recorded and recorded.get(name) != now.get(name)
+    }
+    old_timeout, new_timeout = old_settings.get(TIMEOUT_SETTING), new_settings.get(TIMEOUT_SETTING)
+    if TIMEOUT_SETTING in old_settings and old_timeout != new_timeout:
+        overrides["settings." + TIMEOUT_SETTING] = {"recorded": old_timeout, "given": new_timeout}
+    return overrides
+
+
+def _resume_event(run_dir: Path, config: RunConfig, n_previous: int) -> ResumeEvent:
+    recorded = read_header(run_dir).options.get("config")
+    overrides = check_resume_config(run_dir, recorded, config) if recorded else {}
+    return ResumeEvent(
+        at=datetime.now(UTC).isoformat(timespec="seconds"),
+        callbench_version=__version__,
+        python_version=platform.python_version(),
+        previous_records=n_previous,
+        overrides=overrides,
+    )
+
+
 def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
-    """The existing run's records, slimmed; refuses when the run's identity changed."""
-    if not (run_dir / RUN_FILE).exists():
-        return []
+    """The existing run's records, slimmed; refuses when the run's identity changed (the model,
+    the mode, a suite's or registry's content; for objects, what they describe)."""
     old = read_header(run_dir)
     for field_name in ("model", "harness_mode"):
         if getattr(old, field_name) != getattr(header, field_name):
             raise UserError(
                 f"{run_dir}: cannot resume: {field_name} was {getattr(old, field_name)!r}, "
-                f"now {getattr(header, field_name)!r}"
+                f"now {getattr(header, field_name)!r} ({FLAGS[field_name]})"
             )
     old_hashes = {s.name: (s.hash, s.registry_hash) for s in old.suites}
     for suite in header.suites:
@@ -250,4 +381,5 @@ def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
                 f"{run_dir}: cannot resume: suite {suite.name!r} or its tool registry changed "
                 "since the run started; start a new run"
             )
+    set_aside_torn_tail(run_dir, why="resuming")  # before reading: one line says what was set aside
     return [slim_record(r) for r in iter_records(run_dir)]

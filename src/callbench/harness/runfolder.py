@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,8 +25,18 @@ from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import Summary
 
 RUN_FILE, RECORDS_FILE, SUMMARY_FILE = "run.json", "records.jsonl", "summary.json"
+TORN_FILE = "records.torn.jsonl"
+"""Where a torn last line of ``records.jsonl`` (a run killed mid-write) is kept, byte for byte, when
+a resume or a re-score drops it from ``records.jsonl``: one torn tail per line."""
 LIVE_FILE = "live.json"
 """The cases in flight of a running run (written by the live-state observer, read by ``callbench view``)."""
+
+
+class TornRecordWarning(UserWarning):
+    """A torn last line of ``records.jsonl`` was skipped (or moved to :data:`TORN_FILE`)."""
+
+    one_line = True
+    """The CLI prints it as one ``callbench: warning:`` line."""
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -56,8 +67,11 @@ def bulk_load() -> Iterator[None]:
 
 
 def write_header(run_dir: Path, header: RunHeader) -> None:
+    """Write ``run.json`` atomically: a run killed meanwhile leaves the old header or the new one."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / RUN_FILE).write_text(header.model_dump_json(indent=2), encoding="utf-8")
+    tmp = run_dir / (RUN_FILE + ".tmp")
+    tmp.write_text(header.model_dump_json(indent=2), encoding="utf-8")
+    os.replace(tmp, run_dir / RUN_FILE)
 
 
 def read_header(run_dir: Path) -> RunHeader:
@@ -83,7 +97,8 @@ class RecordTail:
 
     A last line without its newline is a record still being written: it is left for the next
     read, unless the read is ``final`` (the run is over), when it is parsed if it is whole and
-    ignored if it is torn (a killed run; resume re-runs that case). Any other bad line is an error.
+    skipped if it is torn (a killed run; resume re-runs that case) with a :class:`TornRecordWarning`
+    naming the file and line. Any other bad line is an error.
     """
 
     def __init__(self, path: Path, offset: int = 0) -> None:
@@ -91,6 +106,8 @@ class RecordTail:
         self.offset = offset
         """Byte offset just past the last line read."""
         self._line = 0
+        self.skipped: list[int] = []
+        """Line numbers of torn last lines skipped by a ``final`` read."""
 
     def iter_new(self, *, final: bool = False) -> Iterator[tuple[int, CaseRecord]]:
         """Each new record with the byte offset just past its line, parsed one at a time."""
@@ -125,6 +142,15 @@ class RecordTail:
             return CaseRecord.model_validate_json(raw)
         except ValidationError as exc:
             if torn_ok:
+                self.skipped.append(self._line)
+                warnings.warn(
+                    TornRecordWarning(
+                        f"{self.path}:{self._line}: skipped a torn last line ({len(raw)} bytes, a record "
+                        "cut off when the run was killed); the file is unchanged; "
+                        "`callbench run --resume` re-runs that case"
+                    ),
+                    stacklevel=2,
+                )
                 return None
             raise UserError(f"{self.path}:{self._line}: invalid record: {_first_error(exc)}") from None
 
@@ -172,20 +198,53 @@ def slim_record(record: CaseRecord) -> CaseRecord:
     return record
 
 
+def set_aside_torn_tail(run_dir: Path, *, why: str) -> Path | None:
+    """Move a torn last line of ``records.jsonl`` (no newline, not a whole record) to
+    :data:`TORN_FILE`, so the file can be appended to or rewritten without losing those bytes.
+
+    Says what was moved in one :class:`TornRecordWarning` (file, line, size, where the bytes went);
+    ``why`` names the command. Returns the side file, or ``None`` when the last line was whole.
+    """
+    path = Path(run_dir) / RECORDS_FILE
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return None
+    start = data.rfind(b"\n") + 1
+    tail = data[start:]
+    try:
+        CaseRecord.model_validate_json(tail)
+    except ValidationError:
+        pass
+    else:  # a whole record whose newline was cut: complete the line instead
+        with path.open("ab") as handle:
+            handle.write(b"\n")
+        return None
+    side = Path(run_dir) / TORN_FILE
+    with side.open("ab") as handle:  # first the copy, flushed to disk; only then the cut
+        handle.write(tail + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.truncate(path, start)
+    line = data.count(b"\n", 0, start) + 1
+    warnings.warn(
+        TornRecordWarning(
+            f"{path}:{line}: {why} set aside a torn last line ({len(tail)} bytes, a record cut off when "
+            f"the run was killed); its bytes are kept in {side}; `callbench run --resume` re-runs that case"
+        ),
+        stacklevel=2,
+    )
+    return side
+
+
 class RecordWriter:
     """Appends records and flushes each one, so a killed run loses only cases in flight."""
 
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir) / RECORDS_FILE
-        self._repair_torn_tail()
+        set_aside_torn_tail(Path(run_dir), why="resuming")
         self.handle = self.path.open("a", encoding="utf-8")
-
-    def _repair_torn_tail(self) -> None:
-        if not self.path.is_file():
-            return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            self.path.write_bytes(data[: data.rfind(b"\n") + 1])
 
     def write(self, record: CaseRecord) -> None:
         self.handle.write(record.model_dump_json() + "\n")

@@ -30,6 +30,21 @@ class SuiteInfo(BaseModel):
     """Load-time findings that change how verdicts read (see :mod:`callbench.scoring.lint`)."""
 
 
+class ResumeEvent(BaseModel):
+    """One ``--resume`` of a run, appended to ``run.json``'s ``resumes``: the header itself keeps
+    how the run started (``created_at``, ``options``)."""
+
+    at: str
+    """When the resume started (UTC, ISO 8601)."""
+    callbench_version: str
+    python_version: str = ""
+    previous_records: int = 0
+    """Records already in ``records.jsonl`` when it resumed (error records among them are re-run)."""
+    overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Recorded options this resume ran with other values: ``{field: {"recorded": ..., "given": ...}}``
+    (only options that cannot change verdicts: engine limits, retries, cache, case selection, data path)."""
+
+
 class RunHeader(BaseModel):
     """``run.json``: everything needed to reproduce, resume and re-score the run."""
 
@@ -58,7 +73,9 @@ class RunHeader(BaseModel):
     """The k each suite actually used (``None``: every candidate tool)."""
     trials: int = 1
     options: dict[str, Any] = Field(default_factory=dict)
-    """Engine options (concurrency, limits, cache...)."""
+    """Engine options (concurrency, limits, cache...) the run started with."""
+    resumes: list[ResumeEvent] = Field(default_factory=list)
+    """Each ``--resume`` of the run, in order (absent from run folders written before resumes were kept)."""
 
 
 TOOL_BUG = "tool_bug"
