@@ -288,8 +288,8 @@ class Model:
                         raise EndpointDownError(
                             scrub(
                                 f"the model server at {self.provider.endpoint_url()} stopped accepting "
-                                f"connections ({down}); gave up after {retries} attempt(s) in {spent:.1f}s "
-                                f"(last error: {exc})"
+                                f"connections during the run ({down}); gave up after {retries} "
+                                f"attempt(s) in {spent:.1f}s"
                             )
                         ) from None
                     raise type(exc)(
