@@ -88,3 +88,38 @@ def test_resumed_records_count_once(tmp_path):
     run = write_run(tmp_path / "r", [errored, *recs], summary=False)
     out = json.loads(render_show(run, "json"))["statistics"]["strata"][0]
     assert out["n"] == 10 and out["errors"] == 0
+
+
+def test_one_rounding_rule_for_every_printed_percentage():
+    from callbench.report.progress import percent, tenths
+
+    assert percent(9 / 44) == "20.5%"  # 20.4545...: rounding to 0.2045 first once printed 20.4%
+    assert percent(0.2045) == "20.5%"  # 100 * 0.2045 is 20.449999... in binary: halves go up
+    assert percent(0.20449) == "20.4%" and percent(1.0) == "100.0%" and percent(0.0) == "0.0%"
+    assert percent(-0.00001) == "0.0%"  # never "-0.0%"
+    assert tenths(-47.727) == "-47.7" and tenths(75) == "75.0"
+
+
+def test_markdown_cells_are_percentages_and_points_with_one_decimal(runs):
+    from callbench.report.tables import _md_cell
+
+    row = {
+        "accuracy": 9 / 44,
+        "ci_low": 0.1,
+        "ci_high": 0.36789,
+        "partial_diagnostic": 0.75,
+        "flip_rate": 0.125,
+        "diff": 75.0,
+        "mcnemar_p": 0.0123456,
+    }
+    assert _md_cell(row, "accuracy") == "20.5%"
+    assert _md_cell(row, "ci") == "10.0–36.8%"
+    assert _md_cell(row, "partial_diagnostic") == "75.0%" and _md_cell(row, "flip_rate") == "12.5%"
+    assert _md_cell(row, "diff") == "75.0"  # points, not 75.000
+    assert _md_cell(row, "mcnemar_p") == "0.0123"
+    a, b = runs
+    pairs = render_compare([a, b], "md").split("## Paired comparisons")[1]
+    assert ".000" not in pairs
+    # CSV keeps fractions, rounded once, to four decimals
+    rows = list(csv.DictReader(io.StringIO(render_compare([a, b], "csv").split("\n\n")[0])))
+    assert all(len(r["accuracy"].split(".")[1]) <= 4 for r in rows)
