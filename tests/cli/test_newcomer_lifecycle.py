@@ -16,7 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, FreshCli, assert_clean_error
+from conftest import FreshCli, assert_clean_error
+
+REPO = Path(__file__).resolve().parents[2]
 
 CONTRACT = "native-function-contract"
 
