@@ -111,5 +111,6 @@ def test_malformed_argument_string_is_a_model_result(fast_options: ModelOptions)
 
 def test_connection_refused_is_transient(fast_options: ModelOptions) -> None:
     provider = openai_compat.make_provider("scripted@http://127.0.0.1:9/v1")
-    with pytest.raises(TransientProviderError, match="connection error"):
+    # Still transient (an error record, never the model's fault), and it says the server is gone.
+    with pytest.raises(TransientProviderError, match=r"127\.0\.0\.1:9/v1 .*connection refused"):
         asyncio.run(generate_once(Model(provider, options=fast_options)))
