@@ -54,11 +54,11 @@ def test_unreachable_server_stops_before_the_run(
     assert not out.exists()  # no half-made run folder
 
 
-def test_check_is_not_a_model_request_and_skips_agents(server: ProtocolServer) -> None:
+def test_check_is_not_a_model_request_and_skips_agents(server: ProtocolServer, tmp_path: Path) -> None:
     check_endpoint(make_provider(f"openai:m@{server.url}"))
     check_endpoint(make_provider(f"prompt:openai:m@{server.url}"))
     assert server.requests == []  # a TCP connect only: nothing reached the HTTP handler
-    for agent in ("oracle", "baseline", "refuse"):
+    for agent in ("oracle", "baseline", "refuse", f"hf:{tmp_path}"):  # hf: a local checkpoint, loaded lazily
         assert endpoint_of(make_provider(agent)) is None
         check_endpoint(make_provider(agent))
 
