@@ -154,6 +154,18 @@ def test_dash_o_is_the_output_folder_of_run(fresh_cli: FreshCli, tmp_path: Path)
     assert (out / "records.jsonl").is_file()
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["run"], ["report"], ["compare"], ["generate", "dag"], ["import", "codexomics"], ["data", "fetch"]]
+    + [["export", "bfcl"]],
+)
+def test_dash_o_means_the_output_in_every_command(fresh_cli: FreshCli, argv: list[str]) -> None:
+    done = fresh_cli.run(*argv, "-h", env={"COLUMNS": "250"})
+    assert done.returncode == 0, done.stderr
+    line = next(ln for ln in done.stdout.splitlines() if re.search(r"\s-o\s", ln))
+    assert re.search(r"--out(put)?\s", line), line
+
+
 def test_old_dash_o_key_value_is_refused_with_the_new_spelling(fresh_cli: FreshCli, tmp_path: Path) -> None:
     done = fresh_cli.run("run", "-s", "starter", "-m", "oracle", "-o", "limit=2", cwd=tmp_path)
     stderr = assert_clean_error(done, 2, ["-o", "--option limit=2"])

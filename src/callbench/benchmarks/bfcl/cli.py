@@ -25,7 +25,7 @@ def register_commands(app: typer.Typer) -> None:
 def export_bfcl(
     run_dir: Annotated[Path, typer.Argument(help="A run folder of the bfcl suite.")],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Result folder (default RUN_DIR/bfcl/result).")
+        Path | None, typer.Option("--out", "-o", help="Result folder (default RUN_DIR/bfcl/result).")
     ] = None,
     model: Annotated[
         str, typer.Option("--model", help="A model name registered in BFCL (a label only).")
