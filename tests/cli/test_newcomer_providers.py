@@ -11,9 +11,11 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,3 +123,43 @@ def test_echoed_key_and_escapes_never_reach_files_or_terminal(fresh_cli: FreshCl
     assert leaked == []
     records = (tmp_path / "a" / "records.jsonl").read_text()
     assert "you sent key ***" in records
+
+
+def test_server_killed_mid_run_keeps_the_scored_cases(fresh_cli: FreshCli, tmp_path: Path) -> None:
+    """The server process is killed (SIGKILL) once the first case is written: later cases are error
+    records that say why, the scored ones stay, and --resume re-runs only the errors."""
+    out = tmp_path / "run"
+    records = out / "records.jsonl"
+    with protocol_server("--latency", "0.2") as port:
+        url = f"http://127.0.0.1:{port}/v1"
+        args = ["run", "-s", "starter", "-m", f"openai:m@{url}", "--limit", "6", "-c", "1", "--out", str(out)]
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        run = subprocess.Popen(
+            [str(fresh_cli.script), *args, "--max-retries", "1", "--no-cache"],
+            cwd=tmp_path,
+            env={**env, "COLUMNS": "200"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not (records.exists() and records.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    # Leaving the block killed the server.
+    stdout, stderr = run.communicate(timeout=120)
+    output = stdout + stderr
+    assert "Traceback" not in output, output
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    completed = [r for r in lines if r["status"] == "completed"]
+    errors = [r for r in lines if r["status"] == "error"]
+    assert len(lines) == 6 and completed and errors, output
+    assert all(url in r["error"]["message"] for r in errors)
+    assert run.returncode == 0  # some cases were scored: the run itself worked
+    assert f"error records: {len(errors)} × EndpointDownError" in stdout
+    with protocol_server("--port", str(port)):
+        resumed = fresh_cli.run("run", "--resume", str(out), cwd=tmp_path, timeout=120)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    final = {
+        (r["case_id"], r["trial"]): r["status"] for r in map(json.loads, records.read_text().splitlines())
+    }
+    assert set(final.values()) == {"completed"} and len(final) == 6

@@ -296,6 +296,8 @@ class Model:
                         scrub(f"{exc} (gave up after {retries} attempt(s) in {spent:.1f}s)"),
                         retry_after=exc.retry_after,
                     ) from None
+                if down_endpoints.any():  # another request found the server gone: stop waiting for it
+                    await asyncio.to_thread(down_endpoints.refuse_if_down, self.provider)
                 self.counters["retries"] += 1
                 if isinstance(exc, RateLimitedError) and exc.retry_after:
                     limiter_of(self).pause(exc.retry_after)
