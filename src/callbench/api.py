@@ -84,8 +84,8 @@ def evaluate(
         suite: a suite spec (``"starter"``, ``"dag:n_core=5"``, a path), a ``Suite`` object, or a list
             mixing both; empty = the default suite an installed plugin declares.
         model: a model string (``"oracle"``, ``"openai:gpt-4o-mini"``) or a ``Provider`` object.
-        tiers: scorer names (``"all"`` = the three strict tiers) or scorer factories ``f(suite)``;
-            empty = each suite's default scorers.
+        tiers: scorer names or scorer factories ``f(suite)``; empty = each suite's default scorers;
+            ``"all"`` = the suite's scorers plus the strict tiers where they apply (mixes with names).
         mode: ``"production-parity"`` or ``"oracle-assisted"``.
         selection, limits, generation, output: the option groups (``None``: their defaults).
         observers: run observers (see :class:`callbench.harness.observer.RunObserver`).

@@ -42,7 +42,7 @@ SuiteRef: TypeAlias = str | Suite
 ModelRef: TypeAlias = str | Provider
 """A model string (``provider:model``, ``oracle``...), or a :class:`Provider` built in code."""
 TierRef: TypeAlias = str | ScorerFactory
-"""A scorer name (``all`` = the three strict tiers), or a scorer factory."""
+"""A scorer name (``all``: the suite's scorers plus the strict tiers where they apply) or a factory."""
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "rich", "plain", "quiet")
 
@@ -391,7 +391,7 @@ class RunConfig:
     """Suite specs or ``Suite`` objects; empty = the default suite an installed plugin declares."""
     model: ModelRef = "baseline"
     tiers: tuple[TierRef, ...] = ()
-    """Scorer names or factories; empty = each suite's default scorers; ``("all",)`` = the three tiers."""
+    """Scorer names or factories; empty = each suite's default scorers; ``all``: ``Suite.expand_scorers``."""
     harness_mode: HarnessMode = "production-parity"
     # Selection
     k: int | str | None = None
