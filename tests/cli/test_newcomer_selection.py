@@ -93,6 +93,12 @@ def test_tier_all_keeps_the_suites_scorers_and_mixes_with_named_tiers(
         "native-function-contract", "real-tool-execution", "task-completion-execution", "state-match",
     ]  # fmt: skip
     assert header["diagnostic_scorers"] == ["state-match"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["tiers"]["state-match"]["diagnostic"] is True
+    assert "diagnostic" not in summary["tiers"]["native-function-contract"]
+    shown = fresh_cli.run("show", str(out), "--format", "md")
+    assert shown.returncode == 0 and "| state-match (diagnostic) |" in shown.stdout
+    assert "| native-function-contract |" in shown.stdout
 
 
 def test_tier_all_on_dag_keeps_the_dag_scorer(fresh_cli: FreshCli, tmp_path: Path) -> None:
