@@ -199,3 +199,11 @@ def test_the_codexomics_import_still_loads() -> None:
 @pytest.mark.skipif(importlib.util.find_spec("bfcl_eval") is None, reason="bfcl-eval not installed")
 def test_bfcl_single_turn_still_loads() -> None:
     assert len(load_suite("bfcl:single_turn").cases) > 3000
+
+
+def test_a_reference_to_a_call_only_step_is_refused() -> None:
+    message = problem(
+        {"id": "look", "tool": "get_weather", "call_only": True, "arguments": {"city": "P"}},
+        {"tool": "get_forecast", "arguments": {"town": {"$ref": "look.city"}}},
+    )
+    assert "step 'get_forecast': $ref 'look.city' names call-only step 'look'" in message

@@ -23,7 +23,9 @@ call of either must be able to meet the expectation, so a key must suit each):
   equivalent tool named in a key map exists in the suite's registry.
 
 ``$ref`` values are not descended into (they name an earlier step's result, checked by the case
-model). Call-only steps are checked like any other: the call is still made and schema-checked.
+model), but one naming a call-only step is refused: that call is never executed, so the reference
+could never resolve. Call-only steps are checked like any other: the call is still made and
+schema-checked.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 
 from callbench.errors import SuiteError
 from callbench.tools.registry import ToolRegistry
-from callbench.types.case import DSL_KEYS, Case
+from callbench.types.case import DSL_KEYS, REF_PATTERN, Case, iter_dsl
 from callbench.types.contract import ToolContract
 from callbench.types.names import did_you_mean
 
@@ -52,6 +54,9 @@ def check_suite(source: str, cases: list[Case], registry: ToolRegistry) -> None:
     for case in cases:
         where = f"{case.origin or source}: case {case.id!r}"
         inline = {t.name: t for t in case.inline_contracts()}
+        problem = _ref_to_call_only(case)
+        if problem:
+            raise SuiteError(f"{where}: {problem}")
         for step in case.expected:
             contracts = [c for c in (inline.get(n) or registry.find(n) for n in step.tools) if c is not None]
             if not contracts:
@@ -63,6 +68,22 @@ def check_suite(source: str, cases: list[Case], registry: ToolRegistry) -> None:
             problem = _value_problem(step.arguments, [_context(c) for c in contracts], "")
             if problem:
                 raise SuiteError(f"{where}: step {step.id!r}: {problem}")
+
+
+def _ref_to_call_only(case: Case) -> str | None:
+    """A ``$ref`` to a call-only step can never resolve: that step's call is never executed."""
+    call_only = {step.id for step in case.expected if step.call_only}
+    if not call_only:
+        return None
+    for step in case.expected:
+        for marker in iter_dsl(step.arguments):
+            match = REF_PATTERN.match(str(marker.get("$ref", "")))
+            if match and match.group("step") in call_only:
+                return (
+                    f"step {step.id!r}: $ref {marker['$ref']!r} names call-only step "
+                    f"{match.group('step')!r}, whose call is never executed, so it can never resolve"
+                )
+    return None
 
 
 def _context(contract: ToolContract) -> Context:
