@@ -1,72 +1,16 @@
 """``fresh_cli``: the ``callbench`` console script from a virtual environment this test run creates.
 
-The venv has no system site packages and gets ``pip install <repo>`` with nothing but the declared
-runtime dependencies, so an import the project forgot to declare (``click`` was one) fails here as it
-would for a user. Built once per test session (about a minute with a warm pip cache).
+Built once per test session from the working tree as it is then (``tests/helpers/fresh_cli.py``). Tests
+import ``FreshCli`` and ``assert_clean_error`` from ``fresh_cli`` (a module name no other folder has;
+``conftest`` is ambiguous when several test folders are collected together).
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@dataclass(frozen=True)
-class FreshCli:
-    """Runs the installed console script; ``cwd`` is a scratch folder unless given."""
-
-    script: Path
-    scratch: Path
-
-    def run(
-        self,
-        *argv: str,
-        cwd: Path | None = None,
-        env: dict[str, str] | None = None,
-        timeout: float = 180,
-        stdin: str | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        base["COLUMNS"] = "200"  # tables wide enough that assertions do not depend on wrapping
-        return subprocess.run(
-            [str(self.script), *argv],
-            cwd=cwd or self.scratch,
-            env={**base, **(env or {})},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            input=stdin,
-        )
-
-
-def assert_clean_error(done: subprocess.CompletedProcess[str], code: int, says: str | Sequence[str]) -> str:
-    """Exit ``code``, no traceback anywhere, and the message(s) in stderr. Returns stderr."""
-    output = done.stdout + done.stderr
-    assert "Traceback" not in output, output
-    assert done.returncode == code, f"exit {done.returncode}, expected {code}:\n{output}"
-    for text in [says] if isinstance(says, str) else says:
-        assert text in done.stderr, f"{text!r} not in stderr:\n{done.stderr}"
-    return done.stderr
+from fresh_cli import FreshCli, install_fresh
 
 
 @pytest.fixture(scope="session")
 def fresh_cli(tmp_path_factory: pytest.TempPathFactory) -> FreshCli:
-    venv = tmp_path_factory.mktemp("fresh-venv")
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    python = venv / "bin" / "python"
-    install = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(REPO)],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert install.returncode == 0, f"pip install of the project failed:\n{install.stdout}{install.stderr}"
-    return FreshCli(script=venv / "bin" / "callbench", scratch=tmp_path_factory.mktemp("cli-cwd"))
+    return install_fresh(tmp_path_factory.mktemp("fresh-venv"), tmp_path_factory.mktemp("cli-cwd"))

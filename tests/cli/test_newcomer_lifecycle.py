@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FreshCli, assert_clean_error
+from fresh_cli import FreshCli, assert_clean_error
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FreshCli, assert_clean_error
+from fresh_cli import FreshCli, assert_clean_error
 from protocol_server import Fault, ProtocolServer
 from synth import make_records, write_run
 

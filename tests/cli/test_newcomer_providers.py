@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from conftest import FreshCli, assert_clean_error
+from fresh_cli import FreshCli, assert_clean_error
 
 SERVER = Path(__file__).resolve().parents[1] / "helpers" / "protocol_server.py"
 KEY = "sk-newcomer-0123456789-SECRET"

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FreshCli, assert_clean_error
+from fresh_cli import FreshCli, assert_clean_error
 
 TOOL = """\
 name: get_weather

@@ -6,7 +6,7 @@ Run through the console script of a fresh install (typer 0.29 bundles its own cl
 from __future__ import annotations
 
 import pytest
-from conftest import FreshCli, assert_clean_error
+from fresh_cli import FreshCli, assert_clean_error
 
 
 @pytest.mark.parametrize(
@@ -23,3 +23,11 @@ def test_usage_errors_are_one_clear_line(fresh_cli: FreshCli, argv: list[str], s
     stderr = assert_clean_error(fresh_cli.run(*argv), 2, says)
     # click names the command's usage when it knows the command (not for a missing option value).
     assert "Usage: callbench" in stderr or "requires an argument" in says
+
+
+def test_a_bare_model_name_says_how_to_name_its_provider(fresh_cli: FreshCli) -> None:
+    done = fresh_cli.run("run", "-s", "starter", "-m", "gpt-4o")
+    stderr = assert_clean_error(done, 2, "unknown model 'gpt-4o': write PROVIDER:MODEL, e.g. 'openai:gpt-4o'")
+    assert len(stderr.strip().splitlines()) == 1
+    # A near miss of a provider keeps its did-you-mean.
+    assert_clean_error(fresh_cli.run("run", "-s", "starter", "-m", "oracel"), 2, "did you mean 'oracle'?")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from callbench.catalog import catalog
-from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError
+from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError, UserError
 from callbench.providers.base import Provider
 from callbench.providers.cache import ResponseCache, cache_key
 from callbench.providers.limits import (
@@ -40,6 +40,7 @@ from callbench.providers.reachability import EndpointDownError, down_endpoints
 from callbench.secrets import has_secrets, scrub, scrub_data
 from callbench.types.contract import ToolContract
 from callbench.types.messages import GenerationSettings, Message, ModelTurn
+from callbench.types.names import did_you_mean
 
 if TYPE_CHECKING:
     from callbench.types.case import Case
@@ -63,8 +64,15 @@ class ModelSpec:
 def make_provider(model: str) -> Provider:
     """Build the provider named by a model string through the catalog."""
     spec = ModelSpec.parse(model)
-    factory = catalog().providers.get(spec.provider)
-    return factory(spec.rest)
+    providers = catalog().providers
+    names = providers.names()
+    if ":" not in model and spec.provider not in names and not did_you_mean(spec.provider, names):
+        # A bare model name ("gpt-4o") is the commonest first mistake: say how to name its provider.
+        raise UserError(
+            f"unknown model {model!r}: write PROVIDER:MODEL, e.g. 'openai:{model}' (providers: "
+            f"{', '.join(names)})"
+        )
+    return providers.get(spec.provider)(spec.rest)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """``callbench data fetch``: argument handling only (no network)."""
 
+import socket
 import sys
 import types
 
@@ -14,6 +15,12 @@ from callbench.errors import UserError
 
 @pytest.fixture
 def fake_hub(monkeypatch, tmp_path):
+    # fetch connects to the hub's host once before downloading: a listening socket on the loopback
+    # stands in for it (HF_ENDPOINT moves the hub, as it does for the hub client).
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{listener.getsockname()[1]}")
     calls = []
 
     def hf_hub_download(**kwargs):
@@ -23,7 +30,8 @@ def fake_hub(monkeypatch, tmp_path):
     monkeypatch.setitem(
         sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download)
     )
-    return calls
+    yield calls
+    listener.close()
 
 
 def test_fetch_asks_the_hub_client_for_the_data_set_file(fake_hub, tmp_path):

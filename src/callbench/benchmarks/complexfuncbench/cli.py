@@ -63,9 +63,10 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
 
 
 def _url(source: HubDataset, revision: str | None) -> str:
-    from huggingface_hub import hf_hub_url
-
-    return hf_hub_url(source.repo_id, source.filename, repo_type=source.repo_type, revision=revision)
+    """The file's download address, as the hub client forms it (``HF_ENDPOINT`` moves the hub)."""
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    kind = "" if source.repo_type == "model" else f"{source.repo_type}s/"
+    return f"{endpoint}/{kind}{source.repo_id}/resolve/{revision or 'main'}/{source.filename}"
 
 
 def _check_reachable(name: str, source: HubDataset, revision: str | None) -> None:
