@@ -119,7 +119,12 @@ def test_quiet_prints_no_progress_but_the_final_table(fresh_cli: FreshCli, tmp_p
 
 def test_show_of_a_missing_folder_says_so(fresh_cli: FreshCli, tmp_path: Path) -> None:
     missing = tmp_path / "nonexistent"
-    for argv in (["show", str(missing)], ["show", str(missing), "-f", "md"], ["compare", str(missing)]):
+    for argv in (
+        ["show", str(missing)],
+        ["show", str(missing), "-f", "md"],
+        ["compare", str(missing)],
+        ["score", str(missing)],
+    ):
         stderr = assert_clean_error(fresh_cli.run(*argv), 2, f"no such run folder: {missing}")
         assert "callbench score" not in stderr and len(stderr.strip().splitlines()) == 1
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from callbench.cli.common import print_summary
+from callbench.cli.common import print_summary, require_run_folder
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +25,7 @@ def score(
 ) -> None:
     if run_dir is None:
         raise typer.BadParameter("give RUN_DIR, a run folder")
+    require_run_folder(run_dir)
     from callbench.harness.rescore import rescore
 
     summary = rescore(run_dir, tuple(tier or ()), data=data)
