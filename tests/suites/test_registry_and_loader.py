@@ -141,3 +141,14 @@ def test_retrieval_top_k_clause_split_and_recall():
     assert len(select_tools(query, tools, k=None)) == len(tools)
     assert retrieval_recall([["a"], ["b", "c"]], {"c"}, {}) == 0.5
     assert retrieval_recall([["a"]], {"z"}, {"a": {"z"}}) == 1.0
+
+
+def test_a_broken_result_schema_is_one_contract_error_every_time() -> None:
+    from callbench.errors import ContractError
+    from callbench.tools.registry import ToolRegistry
+    from callbench.types.contract import ToolContract
+
+    broken = ToolContract(name="t", parameters={"type": "object", "properties": {}}, result_schema={"type": 5})
+    for _ in range(2):  # the second time answers from the cache: same error
+        with pytest.raises(ContractError, match="tool 't': invalid result_schema: 5 is not valid"):
+            ToolRegistry([broken])

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from callbench.errors import ContractError, UserError
-from callbench.tools.schema import check_schema
+from callbench.tools.schema import check_result_schema, check_schema
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
 from callbench.types.names import did_you_mean
@@ -40,15 +40,9 @@ class ToolRegistry:
         if problem:
             raise ContractError(f"{where}: tool {contract.name!r}: {problem}")
         if contract.result_schema is not None:
-            from jsonschema import Draft202012Validator
-            from jsonschema.exceptions import SchemaError
-
-            try:
-                Draft202012Validator.check_schema(contract.result_schema)
-            except SchemaError as exc:
-                raise ContractError(
-                    f"{where}: tool {contract.name!r}: invalid result_schema: {exc.message}"
-                ) from None
+            problem = check_result_schema(contract.result_schema)
+            if problem:
+                raise ContractError(f"{where}: tool {contract.name!r}: invalid result_schema: {problem}")
         self._tools[contract.name] = contract
         self._hash = None
         self._equivalents = None

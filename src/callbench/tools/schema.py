@@ -34,6 +34,24 @@ def _check_schema_json(schema_json: str) -> str | None:
     return None
 
 
+def check_result_schema(schema: dict[str, Any]) -> str | None:
+    """Return a one-line problem description when ``schema`` is not a valid JSON Schema."""
+    return _check_result_schema_json(canonical_json(schema))
+
+
+@lru_cache(maxsize=8192)
+def _check_result_schema_json(schema_json: str) -> str | None:
+    # Cached like the parameters check: a registry built per case (an episode's offered tools)
+    # re-checks the same result schemas thousands of times (80 s of one conformance test).
+    import json
+
+    try:
+        Draft202012Validator.check_schema(json.loads(schema_json))
+    except SchemaError as exc:
+        return exc.message
+    return None
+
+
 @lru_cache(maxsize=4096)
 def _validator_for(schema_json: str) -> Draft202012Validator:
     import json

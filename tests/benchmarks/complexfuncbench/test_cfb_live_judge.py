@@ -139,7 +139,19 @@ def test_concurrent_cases_share_the_judge_cache(tmp_path):
     assert len(call_rows) == 1 and call_rows[0]["value"]["prompt_hash"] == PROMPT_HASH
 
 
-def test_a_judge_outage_during_the_run_is_an_error_record_not_a_model_failure(tmp_path):
+def test_a_judge_outage_during_the_run_is_an_error_record_not_a_model_failure(tmp_path, monkeypatch):
+    # The judge's own Model retries with backoff (about 45 s of waiting); the outcome, not the wait,
+    # is under test, so its retries here do not sleep.
+    import callbench.providers.model as model_module
+
+    async def no_wait(_: float) -> None:
+        return None
+
+    class InstantRetries(model_module.Model):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs, sleep=no_wait)
+
+    monkeypatch.setattr(model_module, "Model", InstantRetries)
     server = ProtocolServer(_responder)
     server.fault_rule = lambda api, body: Fault("500") if _is_call_judge(body) else None
     with server:
