@@ -148,7 +148,9 @@ def test_a_broken_result_schema_is_one_contract_error_every_time() -> None:
     from callbench.tools.registry import ToolRegistry
     from callbench.types.contract import ToolContract
 
-    broken = ToolContract(name="t", parameters={"type": "object", "properties": {}}, result_schema={"type": 5})
+    broken = ToolContract(
+        name="t", parameters={"type": "object", "properties": {}}, result_schema={"type": 5}
+    )
     for _ in range(2):  # the second time answers from the cache: same error
         with pytest.raises(ContractError, match="tool 't': invalid result_schema: 5 is not valid"):
             ToolRegistry([broken])
