@@ -1,1 +1,8 @@
-"""TODO"""
+"""The bottom data layer: plain typed values every other layer shares, importing nothing else of callbench.
+
+``messages`` (chat messages, tool calls, generation settings), ``case`` and ``dsl`` (a case, its expected
+steps and the argument DSL with the code that realises DSL values), ``contract`` (a tool contract),
+``trace`` (what happened in an episode), ``verdict`` (verdicts and reason codes), ``records`` and
+``summary`` (the run folder's typed, versioned records), plus ``hashing``, ``names``, ``frozen`` and
+``version`` helpers. Import from the submodules; this package re-exports nothing.
+"""

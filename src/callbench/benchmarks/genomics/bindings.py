@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from callbench.benchmarks.genomics.tools import (
+# Imported for their @tool registrations into TOOLS.
+from callbench.benchmarks.genomics.tools import (  # noqa: F401
     annotation,
     blast,
     editing,
@@ -20,24 +21,6 @@ from callbench.benchmarks.genomics.tools import (
     tracks,
 )
 from callbench.benchmarks.genomics.tools._spec import TOOLS, ToolFunc, ToolSpec
-
-_MODULES = (
-    annotation,
-    blast,
-    editing,
-    export,
-    loading,
-    marks,
-    navigation,
-    primers,
-    protein,
-    remote,
-    restriction,
-    search,
-    sequence,
-    system,
-    tracks,
-)  # imported for their @tool registrations
 
 BINDINGS: dict[str, ToolFunc] = {name: spec.func for name, spec in sorted(TOOLS.items())}
 SPECS: dict[str, ToolSpec] = dict(sorted(TOOLS.items()))
