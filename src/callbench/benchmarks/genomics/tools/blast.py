@@ -287,6 +287,10 @@ def blast_search_local(
     qkind = detect_type(query)
     if (db["type"], qkind) not in (("nucl", "nucl"), ("prot", "prot")):
         raise ToolError(f"{blastType}: query is {qkind} but database {database!r} is {db['type']}")
+    matrix = aligner(db["type"]).substitution_matrix
+    foreign = sorted(set(query) - set(matrix.alphabet)) if matrix is not None else []
+    if foreign:  # letters BLOSUM62 has no score for: a bad query, the caller's mistake
+        raise ToolError(f"{blastType}: the query has letters that are not amino acids: {''.join(foreign)}")
     hits = search(db["entries"], query, db["type"], evalue, maxHits)
     return _store(ws, {"program": blastType, "database": database, "queryLength": len(query), "hits": hits})
 
