@@ -92,11 +92,11 @@ class _CaseSession:
 
 def _list_result(tools: Sequence[ToolContract]) -> types.ListToolsResult:
     """The tools/list answer for a case: computed once, served as often as asked."""
-    return types.ListToolsResult(
-        tools=[
-            types.Tool(name=t.name, description=t.description, input_schema=t.provider_schema()) for t in tools
-        ]
-    )
+    listed = [
+        types.Tool(name=tool.name, description=tool.description, input_schema=tool.provider_schema())
+        for tool in tools
+    ]
+    return types.ListToolsResult(tools=listed)
 
 
 async def _call(session: _CaseSession, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -108,7 +108,8 @@ async def _call(session: _CaseSession, params: types.CallToolRequestParams) -> t
         session.failed(error)
         text = json.dumps({"error": f"callbench tool endpoint failed: {type(error).__name__}: {error}"})
         reply = ToolReply(text, is_error=True)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=reply.text)], is_error=reply.is_error)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=reply.text)]
+    return types.CallToolResult(content=content, is_error=reply.is_error)
 
 
 def _build_server(name: str, resolve: Callable[[Any], _CaseSession]) -> Server[Any]:
@@ -175,7 +176,9 @@ class CaseToolServer:
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
             ),
         )
-        config = uvicorn.Config(self._asgi, interface="asgi3", lifespan="off", log_level="warning", access_log=False)
+        config = uvicorn.Config(
+            self._asgi, interface="asgi3", lifespan="off", log_level="warning", access_log=False
+        )
         self._uvicorn = uvicorn.Server(config)
         started = asyncio.Event()
         self._task = asyncio.create_task(self._run(sock, started), name="callbench-mcp-server")
@@ -223,8 +226,11 @@ class CaseToolServer:
             self._uvicorn.should_exit = True
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout=5)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
+        except TimeoutError:
             task.cancel()
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
         except Exception as error:  # a crash while shutting down: nothing left to serve
             logger.warning("MCP tool server stopped with %r", error)
         self._sessions.clear()
