@@ -232,7 +232,10 @@ STDIO_SERVER = textwrap.dedent(
             raise RuntimeError("exploded")
         return ToolReply(json.dumps({"echo": arguments}), is_error=name == "bad")
 
-    asyncio.run(serve_stdio(tools, handler, label="stdio-case", on_error=lambda e: log.write("ERR " + str(e) + "\\n")))
+    def failed(error):
+        log.write("ERR " + str(error) + "\\n")
+
+    asyncio.run(serve_stdio(tools, handler, label="stdio-case", on_error=failed))
     """
 )
 
