@@ -1,0 +1,147 @@
+"""The ``mcp`` executor: forwards every call to a live MCP server.
+
+A reply the tool marks ``isError`` (or a JSON-RPC error about the call from a live server) is an
+expected failure: the model hears the message and the call is scored as a failed execution. A server
+that died, a broken connection or a call that timed out is infrastructure: the session raises
+:class:`~callbench.errors.ToolBug`, so the case becomes an error record (counted, excluded from
+accuracy, re-run by ``--resume``).
+
+Connections are per run, not per case. Starting a real server costs seconds (``mcp-server-git``
+imports GitPython and the SDK: about 2 s here) while a call costs milliseconds, so one connection per
+case would make process start-up the whole cost of a run; MCP servers serve concurrent requests
+over one connection, so cases still run side by side. A server whose tools keep per-connection state
+would leak it between cases: such a suite isolates cases through its arguments (the ``mcp-git`` suite
+gives every case its own repository) or subclasses :class:`McpExecutor` to connect per case. The
+connection is opened on the first call of the run, kept per event loop (a gold replay run through
+:func:`~callbench.executors.base.run_sync` has a loop of its own), reopened once if it was lost, and
+closed by :meth:`McpExecutor.aclose`.
+
+:func:`load_mcp_tools` is what ``--tools mcp:SPEC`` calls: the server's tools as a registry, the
+notes on schemas that were not strict, and an executor bound to the same server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from callbench.errors import ToolBug
+from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, run_sync
+from callbench.mcp.client import McpCallResult, McpConnection, McpConnectionLost, McpServerSpec
+from callbench.suites.suite import Suite
+from callbench.tools.mcp_source import fetch_listing
+from callbench.tools.registry import ToolRegistry
+from callbench.types.case import Case
+
+
+class McpExecutor(Executor):
+    """Sessions that forward calls to the MCP server ``spec`` over one connection per run (per loop)."""
+
+    name = "mcp"
+
+    def __init__(
+        self,
+        spec: McpServerSpec | str,
+        *,
+        connect_timeout_s: float = 30.0,
+        call_timeout_s: float = 60.0,
+    ) -> None:
+        self.spec = spec if isinstance(spec, McpServerSpec) else McpServerSpec.parse(spec)
+        self.connect_timeout_s = connect_timeout_s
+        self.call_timeout_s = call_timeout_s
+        self._connections: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, McpConnection] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
+        return McpSession(self)
+
+    async def connection(self) -> McpConnection:
+        """This event loop's connection, opened (or reopened after a loss) on demand."""
+        loop = asyncio.get_running_loop()
+        lock = self._locks.setdefault(loop, asyncio.Lock())
+        async with lock:  # concurrent first calls of many cases open one connection, not many
+            current = self._connections.get(loop)
+            if current is not None and current.connected:
+                return current
+            if current is not None:  # lost: release what is left before reconnecting
+                self._connections.pop(loop, None)
+                await current.__aexit__(None, None, None)
+            fresh = McpConnection(
+                self.spec, connect_timeout_s=self.connect_timeout_s, call_timeout_s=self.call_timeout_s
+            )
+            await fresh.__aenter__()
+            self._connections[loop] = fresh
+            return fresh
+
+    async def forward(self, name: str, arguments: dict[str, Any]) -> McpCallResult:
+        """Call ``name`` on the server; a lost connection or a server that cannot start is a ToolBug."""
+        try:
+            connection = await self.connection()
+            return await connection.call_tool(name, arguments)
+        except Exception as exc:  # noqa: BLE001 - infrastructure, never the model's fault
+            raise ToolBug(name, exc, traceback.format_exc()) from exc
+
+    async def aclose(self) -> None:
+        """Close this loop's connection (the others close with their loops)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        connection = self._connections.pop(loop, None)
+        if connection is not None:
+            await connection.__aexit__(None, None, None)
+
+
+class McpSession(ExecutorSession):
+    """One case's calls, forwarded. Subclasses map arguments and reply texts and read the state."""
+
+    def __init__(self, executor: McpExecutor) -> None:
+        self.executor = executor
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        reply = await self.executor.forward(name, self.map_arguments(name, arguments))
+        text = self.map_text(reply.text)
+        if reply.is_error:
+            return ToolOutcome.failure(text or f"tool {name!r} reported an error", mcp_is_error=True)
+        result: Any = reply.structured if reply.structured is not None else text
+        return ToolOutcome(ok=True, result=result, content=text)
+
+    def map_arguments(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments sent to the server (default: as the model wrote them)."""
+        return arguments
+
+    def map_text(self, text: str) -> str:
+        """The reply text the model hears (default: as the server wrote it)."""
+        return text
+
+
+@dataclass
+class McpToolSource:
+    """A live MCP server as a tool source: its registry, the notes on its schemas, its executor."""
+
+    spec: McpServerSpec
+    registry: ToolRegistry
+    notes: list[str] = field(default_factory=list)
+
+    def executor(self) -> McpExecutor:
+        """An executor forwarding calls to the same server."""
+        return McpExecutor(self.spec)
+
+
+def load_mcp_tools(spec: str) -> McpToolSource:
+    """List the tools of the server ``spec`` (``[mcp:]stdio:COMMAND ARGS`` or ``[mcp:]http(s)://...``).
+
+    Bad input (unparsable spec, command not found, server exits at start, connection refused,
+    handshake failure, time-out, a tool with an invalid schema) is one
+    :class:`~callbench.mcp.client.McpServerError` line naming the server, before any case runs.
+    """
+    listing = run_sync(fetch_listing(spec))
+    return McpToolSource(spec=listing.spec, registry=listing.registry, notes=listing.notes)
