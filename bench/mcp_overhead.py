@@ -33,7 +33,6 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +52,16 @@ ARGUMENTS: dict[str, Any] = {"city": "Paris", "unit": "celsius"}
 WARMUP = 20
 
 
-@dataclass(frozen=True)
 class Row:
-    """Per-call times of one path, in milliseconds."""
+    """Per-call times of one path, in milliseconds.
 
-    path: str
-    times_ms: list[float]
+    (A plain class: the bench smoke test loads this file without registering it as a module, which a
+    dataclass cannot resolve its annotations without.)
+    """
+
+    def __init__(self, path: str, times_ms: list[float]) -> None:
+        self.path = path
+        self.times_ms = times_ms
 
     @property
     def median(self) -> float:
