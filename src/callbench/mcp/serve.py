@@ -176,8 +176,16 @@ class CaseToolServer:
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
             ),
         )
+        # Loopback only, no proxy in front: skip uvicorn's proxy-header and Date/Server header work.
         config = uvicorn.Config(
-            self._asgi, interface="asgi3", lifespan="off", log_level="warning", access_log=False
+            self._asgi,
+            interface="asgi3",
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            date_header=False,
         )
         self._uvicorn = uvicorn.Server(config)
         started = asyncio.Event()
