@@ -187,11 +187,16 @@ class McpConnection:
         if owner is None:
             return
         self._stop.set()
+        if self._client is None and not owner.done():
+            owner.cancel()  # still in the handshake: nothing to wait for
         try:
             # The SDK bounds its own shutdown (stdin close, grace, kill); this bounds a stuck one.
             await asyncio.wait_for(asyncio.shield(owner), 15.0)
         except TimeoutError:
             owner.cancel()
+        except asyncio.CancelledError:
+            if not owner.cancelled():
+                raise
         except Exception:  # noqa: BLE001 - a server that died reports it on the way out; closing stays quiet
             pass
 

@@ -1,0 +1,123 @@
+"""Tiny MCP servers for the client, tool-source and executor tests, on the official SDK.
+
+Run as ``python client_servers.py MODE`` (stdio) or ``python client_servers.py MODE --http PORT``
+(streamable HTTP on 127.0.0.1). Modes:
+
+* ``loose``: tools listed the way real servers list them (optional properties, titles, defaults,
+  ``$defs``), plus ``fail`` (an ``isError`` reply) and ``die`` (the process exits mid-call);
+* ``strict``: one tool whose schema is already strict;
+* ``bad_schema``: one tool with an invalid JSON Schema;
+* ``exits``: writes a line to stderr and exits with status 3 before speaking MCP.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import mcp_types as types
+from pydantic import BaseModel
+
+
+class Point(BaseModel):
+    """A nested model: MCPServer lists it under ``$defs`` and refers to it with ``$ref``."""
+
+    x: int
+    y: int
+
+
+def loose_server() -> Any:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer("loose")
+
+    @server.tool(
+        name="echo",
+        description="Echo a message",
+        annotations=ToolAnnotations(read_only_hint=True),
+        structured_output=False,
+    )
+    def echo(message: str, times: int = 1) -> str:
+        return " ".join([message] * times)
+
+    @server.tool(name="plot", description="Plot a point", structured_output=False)
+    def plot(point: Point, label: str | None = None) -> str:
+        return f"plotted {point.x},{point.y} {label or ''}".strip()
+
+    @server.tool(name="fail", description="Always fails", structured_output=False)
+    def fail(reason: str) -> str:
+        raise ToolError(f"refused: {reason}")
+
+    @server.tool(name="die", description="Kills the server", structured_output=False)
+    def die() -> str:
+        os._exit(7)
+
+    return server._lowlevel_server
+
+
+def listed_server(tool: types.Tool) -> Any:
+    from mcp.server import Server
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
+
+    return Server("listed", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+STRICT_TOOL = types.Tool(
+    name="lookup",
+    description="Look a key up",
+    input_schema={
+        "type": "object",
+        "properties": {"key": {"type": "string"}},
+        "required": ["key"],
+        "additionalProperties": False,
+    },
+)
+BAD_TOOL = types.Tool(
+    name="broken",
+    description="A tool with an invalid schema",
+    input_schema={"type": "object", "properties": {"x": {"type": "strnig"}}},
+)
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    if mode == "exits":
+        print("fatal: configuration file missing", file=sys.stderr)
+        sys.exit(3)
+    lowlevel = {
+        "loose": loose_server,
+        "strict": lambda: listed_server(STRICT_TOOL),
+        "bad_schema": lambda: listed_server(BAD_TOOL),
+    }[mode]()
+    import anyio
+
+    if "--http" in sys.argv:
+        import uvicorn
+        from mcp.server.mcpserver import MCPServer
+
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        wrapper = MCPServer("http")
+        wrapper._lowlevel_server = lowlevel
+        app = wrapper.streamable_http_app()
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+        return
+
+    from mcp.server.stdio import stdio_server
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    anyio.run(run)
+
+
+if __name__ == "__main__":
+    main()
