@@ -261,7 +261,8 @@ class McpConnection:
     def connected(self) -> bool:
         """True while the handshake is done and the server has not gone away."""
         owner = getattr(self, "_owner", None)
-        return self._client is not None and owner is not None and not owner.done()
+        alive = owner is not None and not owner.done() and not getattr(self, "_broken", False)
+        return self._client is not None and alive
 
     async def list_tools(self) -> list[McpTool]:
         """Every tool the server lists (all pages)."""
@@ -312,6 +313,7 @@ class McpConnection:
         )
 
     def _lost(self, exc: BaseException) -> str:
+        self._broken = True  # the next user reconnects instead of calling into a dead transport
         tail = self.stderr_tail()
         return f"MCP server {self.spec.text!r}: {_describe(exc)}" + (f"; stderr: {tail}" if tail else "")
 

@@ -1,0 +1,114 @@
+"""The mcp-git suite on a live mcp-server-git: built-in agents, the bundled listing, the per-case repository."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import callbench
+from callbench.benchmarks.mcp_git.executor import GitMcpExecutor, GitMcpSession
+from callbench.benchmarks.mcp_git.repo import build_template, git, git_state, make_repository
+from callbench.benchmarks.mcp_git.suite import bundled_tools, load_registry
+from callbench.mcp.client import McpConnection
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="the mcp-git suite needs the git program")
+
+TIERS = ("native-function-contract", "real-tool-execution", "task-completion-execution")
+INITIAL_STATE = {
+    "branch": "main",
+    "head_subject": "Fix typo in README",
+    "commit_count": 3,
+    "branches": ["feature/login", "hotfix", "main"],
+    "staged": ["A CHANGELOG.md"],
+    "unstaged": ["M src/app.py"],
+    "untracked": ["notes.txt"],
+}
+
+
+def run(model: str, tmp_path: Path):
+    return callbench.run("mcp-git", model, "all", out_dir=tmp_path / model.replace(":", "_"), progress="quiet")
+
+
+def test_oracle_scores_100_percent_in_every_tier_and_the_state_check(tmp_path):
+    result = run("oracle", tmp_path)
+    assert result.summary["n_completed"] == 26
+    assert result.summary["n_error"] == 0
+    for tier in (*TIERS, "state-match"):
+        assert result.summary["tiers"][tier]["accuracy"] == 1.0, tier
+    changing = [r for r in result.records if r.verdicts["state-match"].metrics["gold_changes_state"]]
+    assert len(changing) == 12  # every state-changing case really changes the repository
+
+
+def test_refuse_scores_zero(tmp_path):
+    result = run("refuse", tmp_path)
+    for tier in TIERS:
+        assert result.summary["tiers"][tier]["passed"] == 0, tier
+    assert all("no_structured_call" in r.verdicts[t].codes for r in result.records for t in TIERS)
+
+
+@pytest.mark.parametrize("model", ["baseline", "noisy:1"])
+def test_other_builtin_agents_run_without_errors(tmp_path, model):
+    result = run(model, tmp_path)
+    assert result.summary["n_completed"] == 26
+    assert result.summary["n_error"] == 0
+    assert result.summary["tiers"]["task-completion-execution"]["accuracy"] < 1.0
+
+
+def test_bundled_listing_equals_the_installed_servers():
+    async def live():
+        async with McpConnection(f"stdio:{sys.executable} -m mcp_server_git") as connection:
+            return await connection.list_tools()
+
+    tools = asyncio.run(live())
+    bundled = {t.name: (t.description, t.input_schema, t.annotations) for t in bundled_tools()}
+    assert {t.name: (t.description, t.input_schema, t.annotations) for t in tools} == bundled
+
+
+def test_registry_is_strict_and_every_loose_schema_has_a_note():
+    registry, notes = load_registry()
+    assert len(registry) == 12
+    assert all(c.parameters["additionalProperties"] is False for c in registry)
+    assert len(notes) == 12
+    assert {c.name for c in registry if c.read_only} == {
+        "git_status", "git_diff_unstaged", "git_diff_staged", "git_diff", "git_log", "git_show", "git_branch",
+    }
+
+
+def test_the_known_repository_is_the_same_on_every_build(tmp_path):
+    build_template(tmp_path / "a")
+    build_template(tmp_path / "b")
+    assert git(tmp_path / "a", "rev-parse", "HEAD") == git(tmp_path / "b", "rev-parse", "HEAD")
+    assert git_state(tmp_path / "a") == INITIAL_STATE
+    copy = make_repository(tmp_path / "case" / "repo")
+    assert git_state(copy) == INITIAL_STATE
+
+
+def test_the_session_maps_the_logical_path_and_refuses_others(tmp_path):
+    executor = GitMcpExecutor()
+    session = executor.start(None, tmp_path / "work", None)  # type: ignore[arg-type]
+    assert isinstance(session, GitMcpSession)
+    real = session.repository
+
+    async def play():
+        try:
+            outside = await session.call("git_status", {"repo_path": "/work/main"})
+            escape = await session.call("git_status", {"repo_path": "/repo/../etc"})
+            status = await session.call("git_status", {"repo_path": "/repo"})
+            branch = await session.call("git_create_branch", {"repo_path": "/repo/", "branch_name": "x"})
+            return outside, escape, status, branch
+        finally:
+            await executor.aclose()
+
+    outside, escape, status, branch = asyncio.run(play())
+    assert outside.ok is False and outside.error == (
+        "Repository path '/work/main' is not available: the repository is /repo"
+    )
+    assert escape.ok is False
+    assert status.ok and "Changes to be committed" in status.result
+    assert branch.ok and branch.result == "Created branch 'x' from 'main'"
+    assert session.snapshot()["branches"] == ["feature/login", "hotfix", "main", "x"]
+    assert session.map_text(f"fatal: not a repo {real}/sub") == "fatal: not a repo /repo/sub"

@@ -1,0 +1,106 @@
+"""callbench.executors.mcp: calls forwarded to a live server, tool errors vs infrastructure failures."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from callbench.errors import ToolBug
+from callbench.executors.mcp import McpExecutor, McpToolSource, load_mcp_tools
+from callbench.mcp.client import McpServerError
+
+SERVERS = Path(__file__).parents[1] / "mcp" / "client_servers.py"
+LOOSE = f"stdio:{sys.executable} {SERVERS} loose"
+
+
+def test_load_mcp_tools_gives_registry_notes_and_an_executor():
+    source = load_mcp_tools(f"mcp:{LOOSE}")
+    assert isinstance(source, McpToolSource)
+    assert source.registry.names() == ["echo", "plot", "fail", "die"]
+    assert len(source.notes) == 4
+    executor = source.executor()
+    assert isinstance(executor, McpExecutor)
+    assert executor.spec == source.spec
+
+
+def test_load_mcp_tools_bad_input_is_one_line_before_anything_runs():
+    with pytest.raises(McpServerError, match=r"^MCP server 'stdio:nope-not-here': command 'nope-not-here' not found$"):
+        load_mcp_tools("mcp:stdio:nope-not-here")
+
+
+def test_calls_are_forwarded_and_tool_errors_are_failures(tmp_path):
+    executor = McpExecutor(LOOSE)
+
+    async def play():
+        session = executor.start(None, tmp_path, None)  # type: ignore[arg-type]
+        try:
+            ok = await session.call("echo", {"message": "hey", "times": 3})
+            nested = await session.call("plot", {"point": {"x": 1, "y": 2}, "label": "A"})
+            failed = await session.call("fail", {"reason": "no"})
+            unknown = await session.call("missing_tool", {})
+            return ok, nested, failed, unknown
+        finally:
+            await executor.aclose()
+
+    ok, nested, failed, unknown = asyncio.run(play())
+    assert (ok.ok, ok.result, ok.content) == (True, "hey hey hey", "hey hey hey")
+    assert nested.result == "plotted 1,2 A"
+    assert failed.ok is False
+    assert failed.error == "Error executing tool fail: refused: no"  # the server's own text
+    assert failed.annotations == {"mcp_is_error": True}
+    assert unknown.ok is False  # the server answered: the call failed, the connection did not
+    assert "missing_tool" in (unknown.error or "")
+
+
+def test_concurrent_cases_share_one_connection(tmp_path):
+    executor = McpExecutor(LOOSE)
+
+    async def play():
+        sessions = [executor.start(None, tmp_path, None) for _ in range(8)]  # type: ignore[arg-type]
+        try:
+            outcomes = await asyncio.gather(
+                *(s.call("echo", {"message": f"m{i}"}) for i, s in enumerate(sessions))
+            )
+            return outcomes, len(executor._connections)
+        finally:
+            await executor.aclose()
+
+    outcomes, connections = asyncio.run(play())
+    assert [o.result for o in outcomes] == [f"m{i}" for i in range(8)]
+    assert connections == 1
+
+
+def test_a_dead_server_is_a_tool_bug_and_the_next_call_reconnects(tmp_path):
+    executor = McpExecutor(LOOSE)
+
+    async def play():
+        session = executor.start(None, tmp_path, None)  # type: ignore[arg-type]
+        try:
+            with pytest.raises(ToolBug) as info:
+                await session.call("die", {})
+            after = await session.call("echo", {"message": "back"})
+            return info.value, after
+        finally:
+            await executor.aclose()
+
+    bug, after = asyncio.run(play())
+    assert bug.tool == "die"
+    assert bug.error_type == "McpConnectionLost"
+    assert "Connection closed" in str(bug)
+    assert after.ok and after.result == "back"
+
+
+def test_a_server_that_cannot_start_is_a_tool_bug_in_a_run(tmp_path):
+    executor = McpExecutor(f"stdio:{sys.executable} {SERVERS} exits")
+
+    async def play():
+        session = executor.start(None, tmp_path, None)  # type: ignore[arg-type]
+        await session.call("echo", {"message": "x"})
+
+    with pytest.raises(ToolBug) as info:
+        asyncio.run(play())
+    assert "the server exited at start" in str(info.value)
+    assert "fatal: configuration file missing" in str(info.value)
