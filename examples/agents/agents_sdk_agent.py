@@ -35,7 +35,7 @@ def env(name: str, required: bool = True) -> str:
     return value
 
 
-async def run(model: str, max_turns: int) -> str:
+async def run(model: str, max_turns: int, max_retries: int) -> str:
     """Run the agent once; returns its final output as text."""
     instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
     system = env("CALLBENCH_SYSTEM_PROMPT", required=False) or "You are a helpful assistant."
@@ -50,7 +50,7 @@ async def run(model: str, max_turns: int) -> str:
     )
     # A tool call can wait on a slow tool: give the MCP session more than the SDK's 5 s default.
     server = MCPServerStreamableHttp({"url": mcp_url}, name="callbench", client_session_timeout_seconds=60)
-    llm = AsyncOpenAI()
+    llm = AsyncOpenAI(max_retries=max_retries)
     try:
         await server.connect()
     except Exception as exc:
@@ -83,13 +83,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=os.environ.get("CALLBENCH_AGENT_MODEL", ""))
     parser.add_argument("--max-turns", type=int, default=12, help="model turns before giving up")
+    parser.add_argument("--max-retries", type=int, default=2, help="retries of a failed model request")
     args = parser.parse_args()
     # Library warnings (the SDK logs failed tool calls) would blur the one-line error on stderr.
     logging.getLogger().setLevel(logging.ERROR)
     try:
         if not args.model:
             raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
-        answer = asyncio.run(run(args.model, args.max_turns))
+        answer = asyncio.run(run(args.model, args.max_turns, args.max_retries))
     except Exception as exc:  # noqa: BLE001 - an agent reports any failure as one line and exits 1
         leaf = first_leaf(exc)
         reason = str(leaf) if isinstance(leaf, AgentError) else f"{type(leaf).__name__}: {leaf}"

@@ -40,16 +40,13 @@ def env(name: str, required: bool = True) -> str:
 
 async def list_tools(mcp: Client) -> list[dict[str, Any]]:
     """Every tool of the MCP server, as a Chat Completions function tool (follows pagination)."""
-    tools, cursor = [], None
+    tools: list[dict[str, Any]] = []
+    cursor = None
     while True:
         page = await mcp.list_tools(cursor=cursor)
-        tools += [
-            {
-                "type": "function",
-                "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema},
-            }
-            for t in page.tools
-        ]
+        for t in page.tools:
+            function = {"name": t.name, "description": t.description or "", "parameters": t.input_schema}
+            tools.append({"type": "function", "function": function})
         if not (cursor := page.next_cursor):
             return tools
 
@@ -88,11 +85,11 @@ async def complete(llm: AsyncOpenAI, **request: Any) -> Any:
         raise AgentError(f"the model endpoint answered HTTP {exc.status_code}: {exc.message}") from exc
 
 
-async def run(model: str, max_rounds: int) -> str:
+async def run(model: str, max_rounds: int, max_retries: int) -> str:
     """The agent loop; returns the model's final text."""
     instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
     system = env("CALLBENCH_SYSTEM_PROMPT", required=False)
-    llm = AsyncOpenAI()
+    llm = AsyncOpenAI(max_retries=max_retries)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": instruction})
     async with AsyncExitStack() as stack:
@@ -133,13 +130,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=os.environ.get("CALLBENCH_AGENT_MODEL", ""))
     parser.add_argument("--max-rounds", type=int, default=12, help="model turns before giving up")
+    parser.add_argument("--max-retries", type=int, default=2, help="retries of a failed model request")
     args = parser.parse_args()
     # Library warnings (e.g. a call of an unlisted tool) would blur the one-line error on stderr.
     logging.getLogger().setLevel(logging.ERROR)
     try:
         if not args.model:
             raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
-        answer = asyncio.run(run(args.model, args.max_rounds))
+        answer = asyncio.run(run(args.model, args.max_rounds, args.max_retries))
     except Exception as exc:  # noqa: BLE001 - an agent reports any failure as one line and exits 1
         leaf = first_leaf(exc)
         reason = str(leaf) if isinstance(leaf, AgentError) else f"{type(leaf).__name__}: {leaf}"
