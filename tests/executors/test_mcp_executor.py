@@ -27,7 +27,9 @@ def test_load_mcp_tools_gives_registry_notes_and_an_executor():
 
 
 def test_load_mcp_tools_bad_input_is_one_line_before_anything_runs():
-    with pytest.raises(McpServerError, match=r"^MCP server 'stdio:nope-not-here': command 'nope-not-here' not found$"):
+    with pytest.raises(
+        McpServerError, match=r"^MCP server 'stdio:nope-not-here': command 'nope-not-here' not found$"
+    ):
         load_mcp_tools("mcp:stdio:nope-not-here")
 
 

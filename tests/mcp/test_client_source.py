@@ -1,4 +1,4 @@
-"""callbench.mcp.client and callbench.tools.mcp_source against tiny live servers (tests/mcp/client_servers.py)."""
+"""callbench.mcp.client and callbench.tools.mcp_source against the tiny servers of client_servers.py."""
 
 from __future__ import annotations
 

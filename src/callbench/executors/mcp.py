@@ -31,7 +31,7 @@ from typing import Any
 
 from callbench.errors import ToolBug
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, run_sync
-from callbench.mcp.client import McpCallResult, McpConnection, McpConnectionLost, McpServerSpec
+from callbench.mcp.client import McpCallResult, McpConnection, McpServerSpec
 from callbench.suites.suite import Suite
 from callbench.tools.mcp_source import fetch_listing
 from callbench.tools.registry import ToolRegistry

@@ -273,9 +273,13 @@ class McpConnection:
             try:
                 page = await client.list_tools(cursor=cursor)
             except Exception as exc:  # noqa: BLE001 - a broken listing names the server
-                raise McpServerError(f"MCP server {self.spec.text!r}: tools/list failed: {_describe(exc)}") from None
+                raise McpServerError(
+                    f"MCP server {self.spec.text!r}: tools/list failed: {_describe(exc)}"
+                ) from None
             for tool in page.tools:
-                annotations = tool.annotations.model_dump(exclude_none=True, by_alias=True) if tool.annotations else {}
+                annotations = (
+                    tool.annotations.model_dump(exclude_none=True, by_alias=True) if tool.annotations else {}
+                )
                 tools.append(
                     McpTool(
                         name=tool.name,

@@ -1,4 +1,4 @@
-"""The mcp-git suite on a live mcp-server-git: built-in agents, the bundled listing, the per-case repository."""
+"""The mcp-git suite on a live mcp-server-git: agents, the bundled listing, the per-case repository."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ INITIAL_STATE = {
 
 
 def run(model: str, tmp_path: Path):
-    return callbench.run("mcp-git", model, "all", out_dir=tmp_path / model.replace(":", "_"), progress="quiet")
+    return callbench.run(
+        "mcp-git", model, "all", out_dir=tmp_path / model.replace(":", "_"), progress="quiet"
+    )
 
 
 def test_oracle_scores_100_percent_in_every_tier_and_the_state_check(tmp_path):
@@ -74,7 +76,13 @@ def test_registry_is_strict_and_every_loose_schema_has_a_note():
     assert all(c.parameters["additionalProperties"] is False for c in registry)
     assert len(notes) == 12
     assert {c.name for c in registry if c.read_only} == {
-        "git_status", "git_diff_unstaged", "git_diff_staged", "git_diff", "git_log", "git_show", "git_branch",
+        "git_status",
+        "git_diff_unstaged",
+        "git_diff_staged",
+        "git_diff",
+        "git_log",
+        "git_show",
+        "git_branch",
     }
 
 

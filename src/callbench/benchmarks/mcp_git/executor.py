@@ -53,7 +53,9 @@ class GitMcpSession(McpSession):
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         path = arguments.get("repo_path")
         if isinstance(path, str) and self._real(path) is None:
-            return ToolOutcome.failure(f"Repository path {path!r} is not available: the repository is {LOGICAL_ROOT}")
+            return ToolOutcome.failure(
+                f"Repository path {path!r} is not available: the repository is {LOGICAL_ROOT}"
+            )
         return await super().call(name, arguments)
 
     def _real(self, path: str) -> str | None:

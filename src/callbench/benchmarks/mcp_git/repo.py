@@ -55,7 +55,11 @@ HISTORY: list[tuple[str, str, dict[str, str]]] = [
         {"README.md": "# Inventory\n\nA small inventory service.\n"},
     ),
 ]
-FEATURE_COMMIT = ("2026-01-25T11:15:00+00:00", "Add login form", {"src/login.py": "def login(user):\n    return True\n"})
+FEATURE_COMMIT = (
+    "2026-01-25T11:15:00+00:00",
+    "Add login form",
+    {"src/login.py": "def login(user):\n    return True\n"},
+)
 
 _TEMPLATE: Path | None = None
 _LOCK = threading.Lock()

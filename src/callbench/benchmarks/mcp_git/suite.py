@@ -24,7 +24,7 @@ SCORERS = [*DEFAULT_TIERS, "state-match"]
 SERVER_NAME = "stdio:python -m mcp_server_git"
 SYSTEM_PROMPT = (
     "You are a software assistant with tools that read and change a Git repository. The repository is "
-    "at /repo: pass repo_path \"/repo\" to every tool. Use only the supplied tools and call them instead "
+    'at /repo: pass repo_path "/repo" to every tool. Use only the supplied tools and call them instead '
     "of describing calls. Ground every argument in the user request or in earlier tool results. When "
     "the request is complete, reply with a short final answer."
 )
