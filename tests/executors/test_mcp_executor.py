@@ -106,3 +106,29 @@ def test_a_server_that_cannot_start_is_a_tool_bug_in_a_run(tmp_path):
         asyncio.run(play())
     assert "the server exited at start" in str(info.value)
     assert "fatal: configuration file missing" in str(info.value)
+
+
+def test_through_a_run_tool_errors_are_scored_and_a_dead_server_is_an_error_record(tmp_path):
+    import callbench
+    from callbench.suites.suite import Suite
+    from callbench.types.case import Case
+
+    source = load_mcp_tools(LOOSE)
+    cases = [
+        Case(id="echo", instruction="Echo hi.", expected=[{"tool": "echo", "arguments": {"message": "hi"}}]),
+        Case(id="fails", instruction="Fail.", expected=[{"tool": "fail", "arguments": {"reason": "x"}}]),
+        Case(id="dies", instruction="Die.", expected=[{"tool": "die", "arguments": {}}]),
+    ]
+    suite = Suite(name="mcp-live", cases=cases, registry=source.registry, executor=source.executor())
+    result = callbench.run(
+        suite, "oracle", "real-tool-execution", out_dir=tmp_path / "run", progress="quiet", concurrency=1
+    )
+    records = {r.key.split(":")[-1]: r for r in result.records}
+    assert records["echo"].status == "completed"
+    assert records["echo"].verdicts["real-tool-execution"].passed
+    assert records["echo"].trace.calls[0].result == "hi"
+    assert records["fails"].status == "completed"
+    assert not records["fails"].verdicts["real-tool-execution"].passed
+    assert records["fails"].trace.calls[0].error == "Error executing tool fail: refused: x"
+    assert records["dies"].status == "error"
+    assert records["dies"].error.type == "tool_bug:McpConnectionLost"
