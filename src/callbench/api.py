@@ -51,6 +51,7 @@ async def evaluate_async(
     *,
     tiers: TierRef | Sequence[TierRef] = (),
     mode: HarnessMode = "production-parity",
+    agent: str | None = None,
     selection: Selection | None = None,
     limits: EngineLimits | None = None,
     generation: GenerationSettings | Mapping[str, Any] | None = None,
@@ -61,7 +62,15 @@ async def evaluate_async(
     from callbench.harness.engine import run_async as engine_run
 
     config = RunConfig.from_groups(
-        suite, model, tiers, mode, selection=selection, limits=limits, generation=generation, output=output
+        suite,
+        model,
+        tiers,
+        mode,
+        agent=agent,
+        selection=selection,
+        limits=limits,
+        generation=generation,
+        output=output,
     )
     return await engine_run(config, [*_display(config), *observers])
 
@@ -72,6 +81,7 @@ def evaluate(
     *,
     tiers: TierRef | Sequence[TierRef] = (),
     mode: HarnessMode = "production-parity",
+    agent: str | None = None,
     selection: Selection | None = None,
     limits: EngineLimits | None = None,
     generation: GenerationSettings | Mapping[str, Any] | None = None,
@@ -86,7 +96,9 @@ def evaluate(
         model: a model string (``"oracle"``, ``"openai:gpt-4o-mini"``) or a ``Provider`` object.
         tiers: scorer names or scorer factories ``f(suite)``; empty = each suite's default scorers;
             ``"all"`` = the suite's scorers plus the strict tiers where they apply (mixes with names).
-        mode: ``"production-parity"`` or ``"oracle-assisted"``.
+        mode: ``"production-parity"`` or ``"oracle-assisted"`` (``"agent-under-test"`` with ``agent``).
+        agent: the user's agent application instead of a model (``"cmd:COMMAND"``, ``"http:URL"``,
+            ``"py:module:function"``); its cases' tools are served over MCP (docs/agents.md).
         selection, limits, generation, output: the option groups (``None``: their defaults).
         observers: run observers (see :class:`callbench.harness.observer.RunObserver`).
 
@@ -98,6 +110,7 @@ def evaluate(
         model,
         tiers=tiers,
         mode=mode,
+        agent=agent,
         selection=selection,
         limits=limits,
         generation=generation,
@@ -117,9 +130,11 @@ def _display(config: RunConfig) -> list[Any]:
 
 
 class RunOptions(TypedDict, total=False):
-    """The flat keywords of :func:`run`: the option groups' fields, ``settings`` and ``harness_mode``."""
+    """The flat keywords of :func:`run`: the option groups' fields, ``settings``, ``harness_mode`` and
+    ``agent``."""
 
     harness_mode: HarnessMode
+    agent: str
     settings: GenerationSettings | Mapping[str, Any]
     case_ids: Sequence[str]
     limit: int | None

@@ -39,6 +39,14 @@ def run(
             help="provider:model, or a built-in agent: baseline, oracle, refuse, noisy:SEED, planner.",
         ),
     ] = DEFAULT_MODEL,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Your agent application instead of a model, given each case's tools over MCP: "
+            "cmd:COMMAND, http:URL or py:module:function (docs/agents.md).",
+        ),
+    ] = None,
     tier: Annotated[
         list[str] | None, typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")
     ] = None,
@@ -170,6 +178,7 @@ def run(
 RESUME_FIELDS = {
     "suite": "suites",
     "model": "model",
+    "agent": "agent",
     "tier": "tiers",
     "mode": "harness_mode",
     "k": "k",
@@ -229,6 +238,7 @@ def _fresh_config(
     *,
     suite: list[str] | None,
     model: str,
+    agent: str | None,
     tier: list[str] | None,
     mode: str,
     k: str | None,
@@ -297,6 +307,7 @@ def _fresh_config(
         model,
         tuple(tier or ()),
         cast(HarnessMode, mode),
+        agent=agent,
         selection=selection,
         limits=limits,
         generation=settings,

@@ -27,7 +27,8 @@ from pydantic import ValidationError
 
 from callbench.errors import ConfigError
 from callbench.executors.base import Executor
-from callbench.harness.modes import HARNESS_MODES, HarnessMode
+from callbench.harness.modes import AGENT_UNDER_TEST, HARNESS_MODES, HarnessMode
+from callbench.providers.agent_under_test import parse_agent
 from callbench.providers.base import Provider
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 from callbench.scoring.base import Scorer
@@ -77,6 +78,7 @@ FLAGS = {
     "model": "--model",
     "tiers": "--tier",
     "harness_mode": "--mode",
+    "agent": "--agent",
     "temperature": "--temperature",
     "max_tokens": "--max-tokens",
     "seed": "--seed",
@@ -362,9 +364,10 @@ OPTION_GROUPS: tuple[type, ...] = (Selection, EngineLimits, Output)
 
 def split_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """Sort flat option names (the fields of ``RunConfig``, as ``callbench.run`` takes them) into
-    ``evaluate``'s keyword arguments: ``selection``, ``limits``, ``output``, ``generation``, ``mode``."""
+    ``evaluate``'s keyword arguments: ``selection``, ``limits``, ``output``, ``generation``, ``mode``,
+    ``agent``."""
     names = {group: {f.name for f in fields(group)} for group in OPTION_GROUPS}
-    known = set().union(*names.values(), {"settings", "harness_mode"})
+    known = set().union(*names.values(), {"settings", "harness_mode", "agent"})
     unknown = sorted(set(options) - known)
     if unknown:
         raise ConfigError(f"unknown run option {unknown[0]!r}{did_you_mean(unknown[0], known)}")
@@ -375,6 +378,8 @@ def split_options(options: Mapping[str, Any]) -> dict[str, Any]:
     out["generation"] = generation_settings(options.get("settings"))
     if "harness_mode" in options:
         out["mode"] = options["harness_mode"]
+    if "agent" in options:
+        out["agent"] = options["agent"]
     return out
 
 
@@ -393,6 +398,9 @@ class RunConfig:
     tiers: tuple[TierRef, ...] = ()
     """Scorer names or factories; empty = each suite's default scorers; ``all``: ``Suite.expand_scorers``."""
     harness_mode: HarnessMode = "production-parity"
+    agent: str | None = None
+    """``--agent``: the user's agent application (``cmd:``, ``http:`` or ``py:`` spec) in place of a
+    model; the run's mode is then ``agent-under-test``."""
     # Selection
     k: int | str | None = None
     executor: str | Executor | None = None
@@ -438,10 +446,37 @@ class RunConfig:
                 rule="one of " + ", ".join(HARNESS_MODES),
                 value=self.harness_mode,
             )
+        self._check_agent()
         _set(self, "settings", generation_settings(self.settings))
         for group in self.groups():  # checks every option; keeps the normalised values
             for name, value in group_fields(group).items():
                 _set(self, name, value)
+
+    def _check_agent(self) -> None:
+        """``--agent`` replaces ``--model`` and implies the agent-under-test mode; the mode needs it."""
+        if self.agent is None:
+            if self.harness_mode == AGENT_UNDER_TEST:
+                raise OptionError(
+                    "--mode agent-under-test needs --agent SPEC (your agent application; see docs/agents.md)",
+                    flag=FLAGS["harness_mode"],
+                    rule="needs --agent",
+                    value=self.harness_mode,
+                )
+            return
+        if not isinstance(self.agent, str) or not self.agent.strip():
+            raise ConfigError(f"agent must be a spec string (cmd:..., http:..., py:...), got {self.agent!r}")
+        parse_agent(self.agent)  # the spec's syntax: one line now, before anything loads
+        if self.harness_mode not in ("production-parity", AGENT_UNDER_TEST):
+            raise OptionError(
+                f"--mode {self.harness_mode} does not apply to --agent: an agent under test runs its own "
+                "loop (the mode is agent-under-test)",
+                flag=FLAGS["harness_mode"],
+                rule="agent-under-test with --agent",
+                value=self.harness_mode,
+            )
+        if self.model != "baseline":
+            raise ConfigError("--agent replaces --model: give one of them")
+        _set(self, "harness_mode", AGENT_UNDER_TEST)
 
     @classmethod
     def from_groups(
@@ -451,6 +486,7 @@ class RunConfig:
         tiers: TierRef | Sequence[TierRef] = (),
         harness_mode: HarnessMode = "production-parity",
         *,
+        agent: str | None = None,
         selection: Selection | None = None,
         limits: EngineLimits | None = None,
         generation: GenerationSettings | Mapping[str, Any] | None = None,
@@ -471,6 +507,7 @@ class RunConfig:
             model=model,
             tiers=tiers,  # type: ignore[arg-type]
             harness_mode=harness_mode,
+            agent=agent,
             settings=generation_settings(generation),
             **values,
         )

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
-from callbench.executors.base import Executor
+from callbench.executors.base import Executor, ExecutorSession
+from callbench.harness.agent_episode import run_agent_episode
 from callbench.harness.config import RunConfig
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
@@ -28,6 +29,8 @@ from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, slim_record, write_summary
 from callbench.harness.summary import build_summary
+from callbench.mcp.serve import CaseToolServer
+from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
 from callbench.suites.suite import Suite
 from callbench.tools.retrieve import retrieval_recall, select_tools
@@ -229,10 +232,16 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     writer = RecordWriter(prepared.run_dir)
     policy = ModePolicy(config.harness_mode)
     try:
-        await _run_jobs(jobs, prepared.model, policy, config, writer, fan, slim)
+        if prepared.agent is not None:
+            async with CaseToolServer() as server:
+                await _run_jobs(jobs, AgentPlayer(prepared.agent, server), policy, config, writer, fan, slim)
+        else:
+            assert prepared.model is not None
+            await _run_jobs(jobs, prepared.model, policy, config, writer, fan, slim)
     finally:
         writer.close()
-        await prepared.model.aclose()
+        if prepared.model is not None:
+            await prepared.model.aclose()
         for executor in {id(job.executor): job.executor for job in jobs}.values():
             await executor.aclose()
         summary = finish_run(prepared, slim)
@@ -268,7 +277,7 @@ def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
 
 async def _run_jobs(
     jobs: list[Job],
-    model: Model,
+    player: Player,
     policy: ModePolicy,
     config: RunConfig,
     writer: RecordWriter,
@@ -282,7 +291,7 @@ async def _run_jobs(
     async def worker() -> None:
         for job in pending:  # one event loop thread: sharing the iterator is safe
             await pacing.wait()
-            record = await run_job(job, model, policy, config, fan)
+            record = await run_job(job, player, policy, config, fan)
             writer.write(record)
             fan.emit("on_case_end", record)
             slim.append(slim_record(record))  # observers have seen the full record by now
@@ -314,7 +323,7 @@ class _Pacer:
 
 
 async def run_job(
-    job: Job, model: Model, policy: ModePolicy, config: RunConfig, fan: Observers
+    job: Job, player: Player, policy: ModePolicy, config: RunConfig, fan: Observers
 ) -> CaseRecord:
     """Run, score and package one (case, trial). Infrastructure failures become error records."""
     case, suite = job.case, job.suite
@@ -329,7 +338,7 @@ async def run_job(
     fan.emit("on_case_start", case, job.trial, names)
     # run.json keeps the mode's rule; a record carries the budget its case really ran with (cases
     # may set their own: DAG 2*n_core+2, ComplexFuncBench, BFCL), computed as the loop computes it.
-    assistance = {**policy.assistance(), "round_budget": policy.round_budget(len(expected), case.max_rounds)}
+    assistance = policy.case_assistance(len(expected), case.max_rounds)
     record = CaseRecord(
         key=case.key,
         suite=suite.name,
@@ -348,7 +357,7 @@ async def run_job(
         started_at=started,
     )
     episode = Episode(case, offered, policy, suite.system_prompt, registry=registry)
-    error = await _play(job, episode, model, config, fan)
+    error = await _play(job, episode, player, config, fan)
     record.trace = episode.trace
     if error is None:
         record.verdicts, error = await score_case(job.scorers, case, episode.trace)
@@ -358,35 +367,33 @@ async def run_job(
     return record
 
 
+@dataclass
+class AgentPlayer:
+    """An agent under test (``--agent``) and the MCP server its cases' tools are served from."""
+
+    agent: AgentRunner
+    server: CaseToolServer
+
+
+Player = Model | AgentPlayer
+"""What plays a case: a model in callbench's own loop, or the user's agent in its own loop."""
+
+
 async def _play(
-    job: Job, episode: Episode, model: Model, config: RunConfig, fan: Observers
+    job: Job, episode: Episode, player: Player, config: RunConfig, fan: Observers
 ) -> ErrorInfo | None:
+    """Play one case; infrastructure failures become the record's error, the model's are scored."""
     case = job.case
     # The per-case folder is only a path: executors that write files create it. Creating and
     # removing a folder for every case would cost more than the whole harness loop.
     workdir = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{os.getpid()}-{next(_CASE_NUMBERS)}"
     session = job.executor.start(case, workdir, job.suite)
-    clock = CaseClock(case.timeout_s)
-    token = endpoint_waits.set(clock)
     try:
         try:
-            bound = model.for_case(case)
-            if job.trial > 1:  # repeated trials must not be answered from trial 1's cache entries
-                bound = bound.with_salt(f"trial-{job.trial}")
-            await clock.run(run_episode(episode, bound, session, config.settings, fan))
-        except TimeoutError as exc:
-            if not clock.expired():  # raised by a tool or a session, not by the case limit
-                episode.trace.stop_reason = "error"
-                return ErrorInfo(
-                    type=f"internal:{type(exc).__name__}", message=str(exc) or "timeout inside the case"
-                )
-            if clock.charged_to == "endpoint":
-                episode.trace.stop_reason = "error"
-                return ErrorInfo(type=CASE_TIMEOUT, message=clock.message())
-            episode.trace.stop_reason = "timeout"  # the model's own time ran out: a scored result
-        except CaseTimeoutError as exc:
-            episode.trace.stop_reason = "error"
-            return ErrorInfo(type=CASE_TIMEOUT, message=str(exc))
+            if isinstance(player, AgentPlayer):
+                await run_agent_episode(episode, player.agent, session, player.server, workdir, fan)
+                return None
+            return await _play_model(job, episode, player, session, config, fan)
         except FatalProviderError:
             raise
         except ProviderError as exc:
@@ -399,12 +406,39 @@ async def _play(
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))
         finally:
-            endpoint_waits.reset(token)
             episode.trace.final_state = _snapshot(session)
             session.close()
     finally:
         if workdir.exists():
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def _play_model(
+    job: Job, episode: Episode, model: Model, session: ExecutorSession, config: RunConfig, fan: Observers
+) -> ErrorInfo | None:
+    """callbench's own round loop under the case's :class:`CaseClock`."""
+    clock = CaseClock(job.case.timeout_s)
+    token = endpoint_waits.set(clock)
+    try:
+        bound = model.for_case(job.case)
+        if job.trial > 1:  # repeated trials must not be answered from trial 1's cache entries
+            bound = bound.with_salt(f"trial-{job.trial}")
+        await clock.run(run_episode(episode, bound, session, config.settings, fan))
+    except TimeoutError as exc:
+        if not clock.expired():  # raised by a tool or a session, not by the case limit
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(
+                type=f"internal:{type(exc).__name__}", message=str(exc) or "timeout inside the case"
+            )
+        if clock.charged_to == "endpoint":
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=CASE_TIMEOUT, message=clock.message())
+        episode.trace.stop_reason = "timeout"  # the model's own time ran out: a scored result
+    except CaseTimeoutError as exc:
+        episode.trace.stop_reason = "error"
+        return ErrorInfo(type=CASE_TIMEOUT, message=str(exc))
+    finally:
+        endpoint_waits.reset(token)
     return None
 
 

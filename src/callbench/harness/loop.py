@@ -113,6 +113,17 @@ def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
 
 
 async def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int) -> TraceCall:
+    record, text = await execute_call(episode, session, call, round_index)
+    episode.messages.append(Message.tool(call, text))
+    return record
+
+
+async def execute_call(
+    episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int
+) -> tuple[TraceCall, str]:
+    """Record one call on the episode's trace, check it, execute it if it may run, and return the
+    record and the text the caller hears. Shared by the round loop and the MCP endpoint an agent
+    under test calls, so both judge and answer a call the same way."""
     trace = episode.trace
     record = TraceCall(
         index=len(trace.calls),
@@ -144,8 +155,7 @@ async def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, r
     record.result = outcome.result
     record.error = outcome.error
     record.annotations = outcome.annotations
-    episode.messages.append(Message.tool(call, _content(episode, outcome)))
-    return record
+    return record, _content(episode, outcome)
 
 
 def _content(episode: Episode, outcome: ToolOutcome) -> str:

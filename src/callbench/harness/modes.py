@@ -7,8 +7,12 @@ from typing import Any, Literal
 
 from callbench.types.hashing import sha256_of
 
-HarnessMode = Literal["production-parity", "oracle-assisted"]
-HARNESS_MODES: tuple[HarnessMode, ...] = ("production-parity", "oracle-assisted")
+HarnessMode = Literal["production-parity", "oracle-assisted", "agent-under-test"]
+HARNESS_MODES: tuple[HarnessMode, ...] = ("production-parity", "oracle-assisted", "agent-under-test")
+AGENT_UNDER_TEST: HarnessMode = "agent-under-test"
+"""The in-app harness: the user's agent runs its own loop and calls the case's tools over MCP
+(``--agent``). callbench adds no guidance, nudge or round budget; rules about rounds are "n/a"."""
+NOT_APPLICABLE = "n/a"
 
 PRODUCTION_ROUND_BUDGET = 10
 ORACLE_EXTRA_ROUNDS = 4
@@ -47,13 +51,27 @@ class ModePolicy:
     def appends_guidance(self) -> bool:
         return self.mode == "production-parity"
 
+    @property
+    def has_rounds(self) -> bool:
+        """False for an agent under test: its loop is its own, callbench sees calls, not rounds."""
+        return self.mode != AGENT_UNDER_TEST
+
     def assistance(self) -> dict[str, Any]:
+        if not self.has_rounds:
+            return {"step_count_disclosed": False, "round_budget": NOT_APPLICABLE}
         return {
             "step_count_disclosed": self.discloses_step_count,
             "round_budget": "expected_steps + 4"
             if self.mode == "oracle-assisted"
             else PRODUCTION_ROUND_BUDGET,
         }
+
+    def case_assistance(self, expected_calls: int, case_override: int | None) -> dict[str, Any]:
+        """What a record carries: the mode's rule with the round budget the case really ran with
+        (cases may set their own), or "n/a" where there are no rounds."""
+        if not self.has_rounds:
+            return self.assistance()
+        return {**self.assistance(), "round_budget": self.round_budget(expected_calls, case_override)}
 
 
 def prompt_template_hash(system_prompt: str) -> str:

@@ -34,6 +34,7 @@ from callbench.harness.runfolder import (
     slim_record,
     write_header,
 )
+from callbench.providers.agent_under_test import AgentRunner, parse_agent
 from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
 from callbench.providers.reachability import check_endpoint
@@ -52,10 +53,13 @@ class Prepared:
     header: RunHeader
     suites: list[Suite]
     scorers: dict[str, dict[str, Any]]
-    model: Model
+    model: Model | None
+    """The model callbench's loop drives; ``None`` when an agent under test plays instead."""
     previous: list[CaseRecord] = field(default_factory=list)
     """Slim records already in the run folder (a resumed run); error records are re-run."""
     executors: dict[str, Executor] = field(default_factory=dict)
+    agent: AgentRunner | None = None
+    """``--agent``: the user's agent application, run per case against the case's MCP endpoint."""
 
     def done(self) -> set[tuple[str, int]]:
         """(key, trial) pairs already completed."""
@@ -162,9 +166,15 @@ def prepare_run(config: RunConfig) -> Prepared:
     suites = load_suites(config)
     check_selection(suites, config.case_ids)  # before the run folder exists
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
-    model = build_run_model(config.model, config)
-    check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
-    header = _header(config, suites, scorers, model)
+    model: Model | None = None
+    agent: AgentRunner | None = None
+    if config.agent is not None:
+        agent = parse_agent(config.agent)
+        agent.preflight()  # a command not found, a service not listening: one line, before run.json
+    else:
+        model = build_run_model(config.model, config)
+        check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
+    header = _header(config, suites, scorers, model, agent)
     previous: list[CaseRecord] = []
     if config.resume and config.out_dir is not None and (config.out_dir / RUN_FILE).exists():
         run_dir = config.out_dir
@@ -173,7 +183,7 @@ def prepare_run(config: RunConfig) -> Prepared:
         started = read_header(run_dir)
         started.resumes.append(_resume_event(run_dir, config, len(previous)))
         write_header(run_dir, started)
-        return Prepared(run_dir, started, suites, scorers, model, previous)
+        return Prepared(run_dir, started, suites, scorers, model, previous, agent=agent)
     if config.out_dir is None:
         run_dir = new_run_folder(config.runs_root, _run_name(header))
     else:
@@ -184,11 +194,15 @@ def prepare_run(config: RunConfig) -> Prepared:
             )
     header.run_id = run_dir.name
     write_header(run_dir, header)
-    return Prepared(run_dir, header, suites, scorers, model, previous)
+    return Prepared(run_dir, header, suites, scorers, model, previous, agent=agent)
 
 
 def _header(
-    config: RunConfig, suites: list[Suite], scorers: dict[str, dict[str, Any]], model: Model
+    config: RunConfig,
+    suites: list[Suite],
+    scorers: dict[str, dict[str, Any]],
+    model: Model | None,
+    agent: AgentRunner | None = None,
 ) -> RunHeader:
     policy = ModePolicy(config.harness_mode)
     return RunHeader(
@@ -196,8 +210,8 @@ def _header(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         callbench_version=__version__,
         python_version=platform.python_version(),
-        model=model_label(config.model),
-        provider=model.provider.describe(),
+        model=f"agent:{agent.spec}" if agent is not None else model_label(config.model),
+        provider=agent.describe() if agent is not None else model.provider.describe() if model else {},
         settings=config.settings.model_dump(),
         harness_mode=config.harness_mode,
         harness_assistance=policy.assistance(),
@@ -251,7 +265,7 @@ def new_run_folder(runs_root: Path, name: str) -> Path:
 
 # --- resuming ----------------------------------------------------------------------------------
 
-VERDICT_FIELDS = ("suites", "model", "tiers", "harness_mode", "k", "executor", "suite_options")
+VERDICT_FIELDS = ("suites", "model", "agent", "tiers", "harness_mode", "k", "executor", "suite_options")
 """Recorded options a resumed run must keep: they change verdicts (so do the generation settings)."""
 OVERRIDABLE_FIELDS = (
     "concurrency",

@@ -93,7 +93,13 @@ class _CaseSession:
 def _list_result(tools: Sequence[ToolContract]) -> types.ListToolsResult:
     """The tools/list answer for a case: computed once, served as often as asked."""
     listed = [
-        types.Tool(name=tool.name, description=tool.description, input_schema=tool.provider_schema())
+        types.Tool(
+            name=tool.name,
+            description=tool.description,
+            input_schema=tool.provider_schema(),
+            # what the contract says about side effects, in MCP's own words (agents may act on it)
+            annotations=types.ToolAnnotations(read_only_hint=tool.read_only),
+        )
         for tool in tools
     ]
     return types.ListToolsResult(tools=listed)

@@ -25,7 +25,7 @@ from callbench.tools.registry import ToolRegistry
 from callbench.types.case import DSL_KEYS, Case
 from callbench.types.contract import FollowUp
 from callbench.types.dsl import follow_path
-from callbench.types.trace import Trace, TraceCall
+from callbench.types.trace import AGENT_FAILURES, Trace, TraceCall
 from callbench.types.verdict import TIERS as TIERS
 from callbench.types.verdict import Reason, Tier, Verdict, one_line
 
@@ -292,6 +292,9 @@ def _reasons(tier: Tier, case: Case, trace: Trace, ev: Evaluation) -> list[Reaso
     problem = answer_problem(case, trace.final_text)
     if problem:
         out.append(Reason(code="answer_mismatch", message=problem))
+    if trace.stop_reason in AGENT_FAILURES:  # an agent under test crashed, hung or never answered
+        message = trace.agent.message if trace.agent and trace.agent.message else trace.stop_reason
+        out.append(Reason(code=trace.stop_reason, message=message))
     return out
 
 

@@ -12,8 +12,26 @@ ExecutionStatus = Literal["ok", "error", "skipped", "rejected", "not_executed"]
 """``ok``/``error``: executed; ``skipped``: call-only; ``rejected``: not executed because the call was
 malformed, schema-invalid or named an unknown tool; ``not_executed``: past the call cap or no executor."""
 
-StopReason = Literal["answer", "max_rounds", "max_calls", "timeout", "error", "executor_end"]
-"""``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended)."""
+StopReason = Literal[
+    "answer",
+    "max_rounds",
+    "max_calls",
+    "timeout",
+    "error",
+    "executor_end",
+    "agent_crashed",
+    "agent_timeout",
+    "no_answer",
+]
+"""``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended).
+``agent_crashed`` / ``agent_timeout`` / ``no_answer``: an agent under test (``--agent``) crashed or exited
+non-zero, ran past the case's time limit, or finished without an answer; scored failures."""
+
+AGENT_FAILURES: tuple[StopReason, ...] = ("agent_crashed", "agent_timeout", "no_answer")
+
+
+def _absent(value: Any) -> bool:
+    return value is None
 
 
 class TraceCall(BaseModel):
@@ -37,6 +55,8 @@ class TraceCall(BaseModel):
     error: str | None = None
     duration_ms: float = 0.0
     annotations: dict[str, Any] = Field(default_factory=dict)
+    started_at: float | None = Field(default=None, exclude_if=_absent)
+    """Unix time the call arrived (agent-under-test runs, where calls come over MCP; else absent)."""
 
     @property
     def executed_ok(self) -> bool:
@@ -62,6 +82,23 @@ class RoundInfo(BaseModel):
     finish_reason: str | None = None
     nudge: str | None = None
     """A harness message added after this round (oracle-assisted step reminder)."""
+    reconstructed: bool | None = Field(default=None, exclude_if=_absent)
+    """True for an agent under test: the round was inferred from call timing, for display only."""
+
+
+class AgentRun(BaseModel):
+    """How an agent under test (``--agent``) ran on one case."""
+
+    agent: str
+    """The ``--agent`` spec."""
+    outcome: str
+    """``answer``, ``agent_crashed``, ``agent_timeout`` or ``no_answer``."""
+    exit_code: int | None = None
+    stderr_tail: str = ""
+    message: str = ""
+    duration_ms: float = 0.0
+    mcp_url: str = ""
+    details: dict[str, Any] = Field(default_factory=dict)
 
 
 class Trace(BaseModel):
@@ -74,6 +111,8 @@ class Trace(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     final_state: dict[str, Any] | None = None
     """Executor state after the episode, when the executor keeps state."""
+    agent: AgentRun | None = Field(default=None, exclude_if=_absent)
+    """Agent-under-test runs only: exit status, stderr tail, answer source."""
 
 
 def trace_from_calls(calls: list[dict[str, Any]], *, final_text: str = "") -> Trace:

@@ -23,6 +23,9 @@ ReasonCode = Literal[
     "answer_mismatch",
     "round_limit",
     "timeout",
+    "agent_crashed",
+    "agent_timeout",
+    "no_answer",
 ]
 """Machine-readable failure reasons of the three strict tiers. Other scorers may use their own codes."""
 

@@ -1,0 +1,146 @@
+"""The in-app harness: one case's episode played by the user's agent under test over MCP.
+
+The case's offered tools are served at a URL of its own (:class:`~callbench.mcp.serve.CaseToolServer`);
+every call the agent makes there goes through :func:`~callbench.harness.loop.execute_call`, the same
+function the offline loop uses, so it is checked, executed, recorded and answered exactly as there.
+The agent's own loop decides everything else (prompt, recovery, when to stop), which is what this
+mode measures; callbench sees calls, not rounds, so rounds are reconstructed from call timing for
+display only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from callbench.executors.base import ExecutorSession
+from callbench.harness.loop import Episode, execute_call
+from callbench.harness.observer import Observers
+from callbench.mcp.serve import CaseToolServer, ToolReply
+from callbench.providers.agent_under_test import AgentRequest, AgentResult, AgentRunner
+from callbench.types.messages import ToolCall
+from callbench.types.trace import AgentRun, RoundInfo, Trace
+
+ROUND_GAP_S = 0.05
+"""Calls that start within this long of the previous call's end (or while it runs) are shown as one
+round: an agent's parallel calls, executed back to back. Display only; no scorer reads rounds."""
+
+
+class CaseEndpoint:
+    """The MCP tool handler of one case: serialises the agent's calls into the case's trace.
+
+    An executor session runs calls one at a time in arrival order (a lock), as the offline loop does.
+    An infrastructure failure inside a call (a tool bug, a broken executor) is kept and re-raised by
+    :meth:`raise_failure` after the agent finishes: the case becomes an error record, not a score.
+    """
+
+    def __init__(self, episode: Episode, session: ExecutorSession) -> None:
+        self.episode = episode
+        self.session = session
+        self.failure: BaseException | None = None
+        self._lock = asyncio.Lock()
+        self._ids = itertools.count(1)
+
+    async def handle(self, name: str, arguments: dict[str, Any]) -> ToolReply:
+        """Execute one call the agent made and answer it with the offline loop's text."""
+        arrived = time.time()
+        raw = json.dumps(arguments, ensure_ascii=False)
+        call = ToolCall(id=f"mcp_{next(self._ids)}", name=name, arguments_raw=raw, arguments=arguments)
+        async with self._lock:
+            if self.failure is not None:
+                return ToolReply("callbench could not execute this call (harness failure)", is_error=True)
+            try:
+                record, text = await execute_call(self.episode, self.session, call, round_index=0)
+            except Exception as exc:
+                self.failure = exc
+                return ToolReply("callbench could not execute this call (harness failure)", is_error=True)
+        record.started_at = arrived
+        return ToolReply(text, is_error=record.execution in ("error", "rejected", "not_executed"))
+
+    def raise_failure(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+
+def request_for(episode: Episode, url: str, workdir: Path) -> AgentRequest:
+    """The agent's request for one case (environment, JSON file, POST body)."""
+    case = episode.case
+    system = case.system if case.system is not None else episode.system_prompt
+    return AgentRequest(
+        instruction=case.prompt_text(),
+        system_prompt=system or "",
+        mcp_url=url,
+        mcp_stdio=[sys.executable, "-m", "callbench.mcp.bridge", url],
+        case_id=case.key,
+        workdir=str(workdir / "agent"),
+        answer_file=str(workdir / "agent.answer.txt"),
+    )
+
+
+async def run_agent_episode(
+    episode: Episode,
+    agent: AgentRunner,
+    session: ExecutorSession,
+    server: CaseToolServer,
+    workdir: Path,
+    observers: Observers | None = None,
+) -> Trace:
+    """Serve the case's tools, run the agent on it, and return the trace with the agent's outcome.
+
+    Raises what broke callbench's side (the endpoint, the executor): the engine makes it an error
+    record. The agent's own failures are recorded on the trace and scored.
+    """
+    trace = episode.trace
+    endpoint = CaseEndpoint(episode, session)
+    url = server.open(episode.offered, endpoint.handle, label=episode.case.key)
+    try:
+        request = request_for(episode, url, workdir)
+        result = await agent.run(request, episode.case.timeout_s)
+    finally:
+        server.close(url)
+    endpoint.raise_failure()
+    record_outcome(trace, agent, result, url)
+    trace.rounds = reconstruct_rounds(trace)
+    if observers is not None:
+        for info in trace.rounds:
+            calls = [c for c in trace.calls if c.call_id in info.call_ids]
+            observers.emit("on_round", episode.case, info, calls)
+    return trace
+
+
+def record_outcome(trace: Trace, agent: AgentRunner, result: AgentResult, url: str) -> None:
+    trace.final_text = result.answer
+    trace.stop_reason = result.outcome
+    trace.agent = AgentRun(
+        agent=agent.spec,
+        outcome=result.outcome,
+        exit_code=result.exit_code,
+        stderr_tail=result.stderr_tail,
+        message=result.message,
+        duration_ms=result.duration_ms,
+        mcp_url=url,
+        details=result.details,
+    )
+
+
+def reconstruct_rounds(trace: Trace) -> list[RoundInfo]:
+    """Group calls into display rounds by timing (:data:`ROUND_GAP_S`); the last round holds the
+    final answer. Each call's ``round`` is set to its group."""
+    rounds: list[RoundInfo] = []
+    last_end: float | None = None
+    for call in trace.calls:
+        started = call.started_at or 0.0
+        if not rounds or last_end is None or started - last_end > ROUND_GAP_S:
+            rounds.append(RoundInfo(index=len(rounds) + 1, started_at=started, reconstructed=True))
+        rounds[-1].call_ids.append(call.call_id)
+        call.round = rounds[-1].index
+        last_end = started + call.duration_ms / 1000
+    answer = RoundInfo(index=len(rounds) + 1, started_at=last_end or time.time(), reconstructed=True)
+    answer.text = trace.final_text
+    rounds.append(answer)
+    return rounds

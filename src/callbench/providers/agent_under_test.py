@@ -1,0 +1,363 @@
+"""The agent under test: the user's own agent application, run once per case (``--agent SPEC``).
+
+Three forms of ``SPEC``:
+
+* ``cmd:COMMAND`` runs ``COMMAND`` (shell-split, no shell) per case with the request in environment
+  variables and a JSON file; the answer is what it writes to ``CALLBENCH_ANSWER_FILE``, else its stdout;
+* ``http:URL`` POSTs the request JSON to the user's agent service; the answer is the reply's
+  ``"answer"`` field (JSON) or its body (text);
+* ``py:module:function`` awaits ``function(instruction, mcp_url)`` in this process.
+
+The agent is the system under test: a crash, a non-zero exit, a hang past the case's time limit or an
+empty answer is a scored outcome (:class:`AgentResult`), never an error record. Only failures that say
+nothing about the agent (its service refusing connections mid-run) raise :class:`AgentUnreachable`,
+which the engine turns into an error record that ``--resume`` re-runs. See docs/agents.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import sys
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from callbench.errors import ConfigError, ProviderError
+
+AgentOutcome = Literal["answer", "agent_crashed", "agent_timeout", "no_answer"]
+STDERR_TAIL_CHARS = 2000
+"""How much of an agent's stderr a record keeps (the end, where the error usually is)."""
+KINDS = ("cmd", "http", "py")
+
+
+class AgentUnreachable(ProviderError):
+    """The agent service could not be reached mid-run: infrastructure, not the agent's answer."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    """What an agent under test is given for one case (the JSON file holds exactly these fields)."""
+
+    instruction: str
+    system_prompt: str
+    mcp_url: str
+    mcp_stdio: list[str]
+    """argv of a stdio MCP server bridged to the same case session."""
+    case_id: str
+    workdir: str
+    answer_file: str
+
+    def environment(self) -> dict[str, str]:
+        """The ``CALLBENCH_*`` variables a ``cmd:`` agent receives."""
+        return {
+            "CALLBENCH_INSTRUCTION": self.instruction,
+            "CALLBENCH_SYSTEM_PROMPT": self.system_prompt,
+            "CALLBENCH_MCP_URL": self.mcp_url,
+            "CALLBENCH_MCP_STDIO": shlex.join(self.mcp_stdio),
+            "CALLBENCH_CASE_ID": self.case_id,
+            "CALLBENCH_WORKDIR": self.workdir,
+            "CALLBENCH_ANSWER_FILE": self.answer_file,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class AgentResult:
+    """How one agent run ended; recorded on the trace as ``agent``."""
+
+    outcome: AgentOutcome
+    answer: str = ""
+    exit_code: int | None = None
+    stderr_tail: str = ""
+    message: str = ""
+    duration_ms: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _tail(text: str | bytes) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    return text[-STDERR_TAIL_CHARS:]
+
+
+def _answered(answer: str, result: AgentResult) -> AgentResult:
+    """``no_answer`` when the agent finished without a final answer (blank text)."""
+    result.answer = answer
+    if not answer.strip() and result.outcome == "answer":
+        result.outcome = "no_answer"
+        result.message = result.message or "the agent finished without an answer"
+    return result
+
+
+class AgentRunner(ABC):
+    """Runs the agent under test for one case."""
+
+    kind: str
+
+    def __init__(self, spec: str, target: str) -> None:
+        self.spec = spec
+        self.target = target
+
+    @abstractmethod
+    async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
+        """Run the agent on ``request``; a time limit that runs out is ``agent_timeout``."""
+
+    @abstractmethod
+    def preflight(self) -> None:
+        """Check, before any case runs, that the agent can be started at all (one-line ConfigError)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"provider": "agent-under-test", "kind": self.kind, "agent": self.spec}
+
+
+class CommandAgent(AgentRunner):
+    """``cmd:COMMAND``: one process per case."""
+
+    kind = "cmd"
+
+    def __init__(self, spec: str, target: str) -> None:
+        super().__init__(spec, target)
+        try:
+            self.argv = shlex.split(target)
+        except ValueError as exc:
+            raise ConfigError(f"--agent {spec!r}: cannot split the command line: {exc}") from None
+        if not self.argv:
+            raise ConfigError(f"--agent {spec!r}: no command after 'cmd:'")
+
+    def preflight(self) -> None:
+        program = self.argv[0]
+        found = (
+            shutil.which(program) if os.sep not in program else (program if Path(program).exists() else None)
+        )
+        if found is None:
+            raise ConfigError(
+                f"--agent {self.spec!r}: command {program!r} not found (not on PATH, no such file)"
+            )
+
+    async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
+        Path(request.workdir).mkdir(parents=True, exist_ok=True)
+        request_file = Path(request.workdir).parent / (Path(request.workdir).name + ".request.json")
+        request_file.write_text(json.dumps(request.to_json(), ensure_ascii=False), encoding="utf-8")
+        env = {**os.environ, **request.environment(), "CALLBENCH_REQUEST": str(request_file)}
+        started = time.perf_counter()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=request.workdir,
+                env=env,
+                start_new_session=True,  # its own process group: a timeout kills its children too
+            )
+        except OSError as exc:  # found at preflight, gone now (or not executable): the agent cannot start
+            return AgentResult("agent_crashed", message=f"cannot start {self.argv[0]!r}: {exc}")
+        try:
+            try:
+                stdout, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
+            except TimeoutError:
+                _kill_group(process)
+                stdout, stderr = await process.communicate()
+                return AgentResult(
+                    "agent_timeout",
+                    stderr_tail=_tail(stderr),
+                    message=f"the agent ran past the case time limit of {timeout_s:g}s and was killed",
+                    duration_ms=(time.perf_counter() - started) * 1000,
+                )
+        finally:
+            if process.returncode is None:  # cancelled (the run stops): leave no process behind
+                _kill_group(process)
+            request_file.unlink(missing_ok=True)
+        result = AgentResult(
+            "answer",
+            exit_code=process.returncode,
+            stderr_tail=_tail(stderr),
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+        answer_file = Path(request.answer_file)
+        answer = (
+            answer_file.read_text(encoding="utf-8", errors="replace")
+            if answer_file.exists()
+            else stdout.decode("utf-8", errors="replace")
+        )
+        result.details["answer_source"] = "answer_file" if answer_file.exists() else "stdout"
+        if process.returncode != 0:
+            result.outcome = "agent_crashed"
+            result.answer = answer
+            result.message = f"the agent exited with status {process.returncode}"
+            return result
+        return _answered(answer.strip(), result)
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class HttpAgent(AgentRunner):
+    """``http:URL``: one POST per case to the user's agent service."""
+
+    kind = "http"
+
+    def __init__(self, spec: str, target: str) -> None:
+        super().__init__(spec, target)
+        parts = urlsplit(target)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"--agent {spec!r}: expected http:http://HOST[:PORT]/PATH, got {target!r}")
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+
+    def preflight(self) -> None:
+        try:
+            with socket.create_connection((self.host, self.port), timeout=5):
+                pass
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise ConfigError(
+                f"--agent {self.spec!r}: nothing accepts connections at {self.host}:{self.port} ({reason}); "
+                "start your agent service first"
+            ) from None
+
+    async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
+        import aiohttp
+
+        started = time.perf_counter()
+        try:
+            async with (
+                aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s)) as http,
+                http.post(self.target, json=request.to_json()) as reply,
+            ):
+                body = await reply.text()
+                status, content_type = reply.status, reply.content_type
+        except TimeoutError:
+            return AgentResult(
+                "agent_timeout",
+                message=f"the agent service did not answer within the case time limit of {timeout_s:g}s",
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        except aiohttp.ClientConnectorError as exc:
+            raise AgentUnreachable(f"agent service {self.target}: {exc}") from None
+        except aiohttp.ClientError as exc:  # the service dropped the connection mid-request
+            return AgentResult("agent_crashed", message=f"{type(exc).__name__}: {exc}")
+        result = AgentResult("answer", duration_ms=(time.perf_counter() - started) * 1000)
+        result.details["http_status"] = status
+        if status >= 400:
+            result.outcome = "agent_crashed"
+            result.stderr_tail = _tail(body)
+            result.message = f"the agent service answered HTTP {status}"
+            return result
+        return _answered(_answer_from_body(body, content_type, result), result)
+
+
+def _answer_from_body(body: str, content_type: str, result: AgentResult) -> str:
+    """``{"answer": ...}`` from a JSON reply, the body itself otherwise. A malformed JSON reply is
+    kept as it came (as the answer text) and noted."""
+    if content_type != "application/json":
+        return body.strip()
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError:
+        result.details["malformed_reply"] = True
+        return body.strip()
+    if isinstance(value, dict) and isinstance(value.get("answer"), str):
+        return str(value["answer"]).strip()
+    result.details["malformed_reply"] = True  # JSON without a string "answer": recorded as it came
+    return body.strip()
+
+
+AgentCallable = Callable[[str, str], Awaitable[Any]]
+
+
+class PythonAgent(AgentRunner):
+    """``py:module:function``: an async callable ``(instruction, mcp_url) -> answer`` in this process."""
+
+    kind = "py"
+
+    def __init__(self, spec: str, target: str) -> None:
+        super().__init__(spec, target)
+        module, sep, function = target.rpartition(":")
+        if not sep or not module or not function:
+            raise ConfigError(f"--agent {spec!r}: expected py:module:function, got {target!r}")
+        self.module, self.function = module, function
+        self._callable: AgentCallable | None = None
+
+    def load(self) -> AgentCallable:
+        if self._callable is None:
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.insert(0, os.getcwd())  # like `python -m`: modules in the working folder import
+            try:
+                module = importlib.import_module(self.module)
+            except Exception as exc:  # noqa: BLE001 - any import failure is the user's module
+                problem = f"{type(exc).__name__}: {exc}"
+                raise ConfigError(
+                    f"--agent {self.spec!r}: cannot import module {self.module!r}: {problem}"
+                ) from None
+            target = getattr(module, self.function, None)
+            if target is None:
+                raise ConfigError(f"--agent {self.spec!r}: module {self.module!r} has no {self.function!r}")
+            if not inspect.iscoroutinefunction(target):
+                raise ConfigError(
+                    f"--agent {self.spec!r}: {self.function!r} must be an async function "
+                    "(async def agent(instruction, mcp_url) -> str)"
+                )
+            self._callable = target
+        return self._callable
+
+    def preflight(self) -> None:
+        self.load()
+
+    async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
+        agent = self.load()
+        started = time.perf_counter()
+        try:
+            answer = await asyncio.wait_for(agent(request.instruction, request.mcp_url), timeout_s)
+        except TimeoutError:
+            return AgentResult(
+                "agent_timeout",
+                message=f"the agent did not return within the case time limit of {timeout_s:g}s",
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        except Exception as exc:  # noqa: BLE001 - the agent under test raised: its own failure
+            return AgentResult(
+                "agent_crashed",
+                stderr_tail=_tail(f"{type(exc).__name__}: {exc}"),
+                message=f"the agent raised {type(exc).__name__}",
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        result = AgentResult("answer", duration_ms=(time.perf_counter() - started) * 1000)
+        if answer is not None and not isinstance(answer, str):
+            result.details["answer_type"] = type(answer).__name__  # recorded as it came, as text
+            answer = json.dumps(answer, ensure_ascii=False, default=str)
+        return _answered((answer or "").strip(), result)
+
+
+RUNNERS: dict[str, type[AgentRunner]] = {"cmd": CommandAgent, "http": HttpAgent, "py": PythonAgent}
+
+
+def parse_agent(spec: str) -> AgentRunner:
+    """The runner for ``--agent SPEC``; a malformed spec is one ConfigError line."""
+    kind, sep, target = spec.partition(":")
+    if not sep or kind not in RUNNERS:
+        raise ConfigError(
+            f"--agent {spec!r}: expected cmd:COMMAND, http:URL or py:module:function "
+            f"(the part before the first ':' must be one of {', '.join(KINDS)})"
+        )
+    if not target.strip():
+        raise ConfigError(f"--agent {spec!r}: nothing after '{kind}:'")
+    return RUNNERS[kind](spec, target.strip())

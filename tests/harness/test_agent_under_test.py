@@ -1,0 +1,323 @@
+"""The agent under test (``--agent``): the user's agent runs its own loop and calls the case's tools
+over MCP; callbench records, executes and scores every call as in its own loop.
+
+Whose fault: an agent that crashes, exits non-zero, hangs or never answers is a scored failure with
+its own reason code and its stderr tail; a failure on callbench's side (a tool bug behind the MCP
+endpoint) is an error record that ``--resume`` re-runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import callbench
+from callbench.catalog import catalog
+from callbench.errors import ConfigError, ToolBug
+from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.harness.agent_episode import reconstruct_rounds
+from callbench.types.records import CaseRecord
+from callbench.types.trace import Trace, TraceCall
+
+TIERS = ("native-function-contract", "real-tool-execution", "task-completion-execution")
+ECHO = {
+    "name": "echo",
+    "description": "Echo a text back.",
+    "parameters": {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+}
+
+
+class EchoSession(ExecutorSession):
+    """``echo`` echoes; the text ``boom`` makes the tool implementation crash (a harness fault)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        if arguments.get("text") == "boom":
+            raise ToolBug("echo", KeyError("boom"), "Traceback: KeyError('boom')")
+        self.calls.append(arguments)
+        return ToolOutcome(ok=True, result={"echo": arguments.get("text")})
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"echoed": [c.get("text") for c in self.calls]}
+
+
+class EchoExecutor(Executor):
+    name = "aut-echo"
+
+    def start(self, case: Any, workdir: Path, suite: Any) -> ExecutorSession:
+        return EchoSession()
+
+
+@pytest.fixture(autouse=True)
+def _echo_executor() -> None:
+    catalog().executors.register("aut-echo", EchoExecutor, replace=True)
+
+
+def echo_suite(root: Path, cases: list[dict[str, Any]]) -> Path:
+    folder = root / "aut-suite"
+    (folder / "tools").mkdir(parents=True)
+    (folder / "suite.yaml").write_text("name: aut\nexecutor: aut-echo\n")
+    (folder / "tools" / "echo.json").write_text(json.dumps(ECHO))
+    with (folder / "cases.jsonl").open("w") as handle:
+        for case in cases:
+            row = {
+                "category": "echo",
+                "instruction": "Echo hi.",
+                "expected": [{"tool": "echo", "arguments": {"text": "hi"}}],
+                **case,
+            }
+            handle.write(json.dumps(row) + "\n")
+    return folder
+
+
+AGENT_PRELUDE = """
+import asyncio, json, os, sys
+from mcp import Client
+
+async def calls(pairs):
+    async with Client(os.environ["CALLBENCH_MCP_URL"]) as client:
+        out = []
+        for name, args in pairs:
+            result = await client.call_tool(name, args)
+            out.append(("".join(b.text for b in result.content), result.is_error))
+        return out
+"""
+
+
+def agent_script(root: Path, name: str, body: str) -> str:
+    """A ``cmd:`` spec running a small Python agent (the prelude gives it an MCP client)."""
+    path = root / f"{name}.py"
+    path.write_text(AGENT_PRELUDE + textwrap.dedent(body))
+    return f"cmd:{sys.executable} {path}"
+
+
+def run(suite: Path, agent: str, out: Path, **options: Any) -> Any:
+    options.setdefault("progress", "quiet")
+    return callbench.run(str(suite), agent=agent, out_dir=out, **options)
+
+
+def by_id(result: Any) -> dict[str, CaseRecord]:
+    return {r.case_id: r for r in result.records}
+
+
+def codes(record: CaseRecord, tier: str = "task-completion-execution") -> list[str]:
+    return record.verdicts[tier].codes
+
+
+# --- the MCP path scores what callbench's own loop scores ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suite", "model", "agent"),
+    [
+        ("starter", "oracle", "oracle_starter"),
+        ("starter", "noisy:2", "noisy_starter"),
+        ("genomics", "oracle", "oracle_genomics"),
+        ("genomics", "noisy:2", "noisy_genomics"),
+    ],
+)
+def test_a_built_in_agent_over_mcp_scores_what_it_scores_in_callbenchs_loop(
+    tmp_path: Path, suite: str, model: str, agent: str
+) -> None:
+    offline = callbench.run(suite, model, out_dir=tmp_path / "offline", progress="quiet", concurrency=8)
+    over_mcp = run(suite, f"py:builtin_mcp_agent:{agent}", tmp_path / "agent", concurrency=8)
+    own = {r.key: r for r in offline.records}
+    theirs = {r.key: r for r in over_mcp.records}
+    assert set(own) == set(theirs) and len(own) > 10
+    differing = [
+        (key, tier)
+        for key in own
+        for tier in TIERS
+        if (own[key].verdicts[tier].passed, own[key].verdicts[tier].codes)
+        != (theirs[key].verdicts[tier].passed, theirs[key].verdicts[tier].codes)
+    ]
+    assert differing == []
+    assert all(r.status == "completed" and r.harness_mode == "agent-under-test" for r in theirs.values())
+    assert over_mcp.summary["harness_mode"] == "agent-under-test"
+    if model == "oracle":
+        assert all(r.verdicts[t].passed for r in theirs.values() for t in TIERS)
+    else:  # the noisy agent fails some cases: the comparison above is not all-pass against all-pass
+        assert any(not r.verdicts["task-completion-execution"].passed for r in theirs.values())
+
+
+def test_records_carry_the_agent_the_timestamps_and_no_round_budget(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0"}])
+    spec = agent_script(
+        tmp_path,
+        "good",
+        """
+        print(asyncio.run(calls([("echo", {"text": "hi"})]))[0][0], file=sys.stderr)
+        print("done: hi")
+        """,
+    )
+    record = by_id(run(suite, spec, tmp_path / "out"))["c0"]
+    assert record.status == "completed" and all(record.verdicts[t].passed for t in TIERS)
+    assert record.harness_mode == "agent-under-test"
+    assert record.harness_assistance == {"step_count_disclosed": False, "round_budget": "n/a"}
+    trace = record.trace
+    assert trace.final_text == "done: hi" and trace.stop_reason == "answer"
+    assert trace.agent is not None and trace.agent.agent == spec and trace.agent.exit_code == 0
+    assert '{"echo": "hi"}' in trace.agent.stderr_tail  # the agent heard the offline loop's text
+    (call,) = trace.calls
+    assert call.tool == "echo" and call.execution == "ok" and call.started_at is not None
+    assert [r.reconstructed for r in trace.rounds] == [True, True] and trace.rounds[-1].text == "done: hi"
+    assert record.trace.final_state == {"echoed": ["hi"]}
+
+
+def test_the_answer_file_wins_over_stdout(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0", "expected_answer": {"contains": ["filed"]}}])
+    spec = agent_script(
+        tmp_path,
+        "file",
+        """
+        asyncio.run(calls([("echo", {"text": "hi"})]))
+        open(os.environ["CALLBENCH_ANSWER_FILE"], "w").write("answer filed")
+        request = json.load(open(os.environ["CALLBENCH_REQUEST"]))
+        assert request["case_id"] == os.environ["CALLBENCH_CASE_ID"] == "aut:c0", request
+        assert request["mcp_stdio"][-1] == os.environ["CALLBENCH_MCP_URL"]
+        print("log line on stdout")
+        """,
+    )
+    record = by_id(run(suite, spec, tmp_path / "out"))["c0"]
+    assert record.trace.final_text == "answer filed", record.trace.agent
+    assert record.trace.agent and record.trace.agent.details["answer_source"] == "answer_file"
+    assert record.verdicts["task-completion-execution"].passed
+
+
+# --- whose fault ---------------------------------------------------------------------------------
+
+
+def test_a_crashing_a_hanging_and_a_silent_agent_are_scored_failures_with_their_own_codes(
+    tmp_path: Path,
+) -> None:
+    suite = echo_suite(tmp_path / "slow", [{"id": "c0"}])
+    quick = echo_suite(tmp_path / "quick", [{"id": "c0", "timeout_s": 2}])
+    crash = agent_script(
+        tmp_path,
+        "crash",
+        """
+        asyncio.run(calls([("echo", {"text": "hi"})]))
+        print("Traceback (most recent call last):\\nKeyError: 'plan'", file=sys.stderr)
+        sys.exit(3)
+        """,
+    )
+    hang = agent_script(tmp_path, "hang", "import time\ntime.sleep(60)\n")
+    silent = agent_script(tmp_path, "silent", 'asyncio.run(calls([("echo", {"text": "hi"})]))\n')
+    crashed = by_id(run(suite, crash, tmp_path / "crash"))["c0"]
+    assert crashed.status == "completed" and crashed.trace.stop_reason == "agent_crashed"
+    assert crashed.trace.agent and crashed.trace.agent.exit_code == 3
+    assert "KeyError: 'plan'" in crashed.trace.agent.stderr_tail
+    # the calls it made before crashing were right, but a crashed agent fails every strict tier
+    assert all(codes(crashed, t) == ["agent_crashed"] for t in TIERS)
+    hung = by_id(run(quick, hang, tmp_path / "hang"))["c0"]
+    assert hung.status == "completed" and codes(hung) == ["no_structured_call", "agent_timeout"]
+    assert hung.duration_ms < 20_000  # killed at the limit, not after its minute
+    quiet = by_id(run(suite, silent, tmp_path / "silent"))["c0"]
+    assert quiet.status == "completed" and codes(quiet) == ["no_answer"]
+
+
+def test_a_tool_bug_behind_the_endpoint_is_an_error_record_and_resume_reruns_it(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "ok"}, {"id": "bug", "instruction": "Echo boom."}])
+    spec = agent_script(
+        tmp_path,
+        "echoer",
+        """
+        text = os.environ["CALLBENCH_INSTRUCTION"].split()[-1].rstrip(".")
+        (reply, is_error), = asyncio.run(calls([("echo", {"text": text})]))
+        print("done" if not is_error else "tool failed: " + reply)
+        """,
+    )
+    first = run(suite, spec, tmp_path / "out")
+    records = by_id(first)
+    assert records["ok"].status == "completed"
+    assert records["bug"].status == "error" and records["bug"].error is not None
+    assert records["bug"].error.type.startswith("tool_bug")
+    assert first.summary["n_error"] == 1
+    again = callbench.run(str(suite), agent=spec, out_dir=tmp_path / "out", resume=True, progress="quiet")
+    lines = (tmp_path / "out" / "records.jsonl").read_text().splitlines()
+    assert sum('"case_id":"bug"' in line for line in lines) == 2  # re-run once, nothing else re-run
+    assert by_id(again)["bug"].status == "error"
+
+
+def test_unknown_tools_and_schema_invalid_calls_are_recorded_and_answered_as_offline(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0"}])
+    spec = agent_script(
+        tmp_path,
+        "sloppy",
+        """
+        pairs = [("shout", {"text": "hi"}), ("echo", {"text": 5}), ("echo", {"text": "hi"})]
+        replies = asyncio.run(calls(pairs))
+        print(json.dumps(replies))
+        """,
+    )
+    record = by_id(run(suite, spec, tmp_path / "out"))["c0"]
+    unknown, invalid, good = record.trace.calls
+    assert (unknown.known_tool, unknown.execution) == (False, "rejected")
+    assert (invalid.schema_valid, invalid.execution) == (False, "rejected")
+    assert good.execution == "ok"
+    heard = json.loads(record.trace.final_text)
+    assert heard[0][1] is True and heard[0][0].startswith('{"error": "Invalid call')
+    assert heard[2] == ['{"echo": "hi"}', False]
+    verdict = record.verdicts["native-function-contract"]
+    assert not verdict.passed and {"unknown_tool", "schema_invalid"} <= set(verdict.codes)
+
+
+# --- bad input: one line before any case runs ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("cmd:no-such-agent-binary --x", "command 'no-such-agent-binary' not found"),
+        ("http:http://127.0.0.1:9/agent", "nothing accepts connections at 127.0.0.1:9"),
+        ("py:no_such_module_here:agent", "cannot import module 'no_such_module_here'"),
+        ("py:json:dumps", "'dumps' must be an async function"),
+        ("ftp:whatever", "expected cmd:COMMAND, http:URL or py:module:function"),
+        ("cmd:", "nothing after 'cmd:'"),
+    ],
+)
+def test_an_agent_that_cannot_start_is_one_line_before_any_case_runs(
+    tmp_path: Path, agent: str, message: str
+) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0"}])
+    with pytest.raises(ConfigError, match=message) as raised:
+        run(suite, agent, tmp_path / "out")
+    assert "\n" not in str(raised.value)
+    assert not (tmp_path / "out" / "records.jsonl").exists()
+
+
+def test_agent_replaces_model_and_its_mode(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0"}])
+    with pytest.raises(ConfigError, match="--agent replaces --model"):
+        callbench.run(
+            str(suite), "oracle", agent="py:builtin_mcp_agent:oracle_starter", out_dir=tmp_path / "a"
+        )
+    with pytest.raises(ConfigError, match="does not apply to --agent"):
+        run(suite, "py:builtin_mcp_agent:oracle_starter", tmp_path / "b", harness_mode="oracle-assisted")
+    with pytest.raises(ConfigError, match="needs --agent"):
+        callbench.run(str(suite), "oracle", harness_mode="agent-under-test", out_dir=tmp_path / "c")
+
+
+# --- rounds for display --------------------------------------------------------------------------
+
+
+def test_rounds_are_reconstructed_from_call_timing_for_display_only() -> None:
+    def call(i: int, at: float, ms: float) -> TraceCall:
+        return TraceCall(index=i, call_id=f"c{i}", round=0, tool="t", started_at=at, duration_ms=ms)
+
+    trace = Trace(calls=[call(0, 10.0, 5), call(1, 10.01, 5), call(2, 12.0, 5)], final_text="ok")
+    rounds = reconstruct_rounds(trace)
+    assert [r.call_ids for r in rounds] == [["c0", "c1"], ["c2"], []]
+    assert [c.round for c in trace.calls] == [1, 1, 2] and rounds[-1].text == "ok"
