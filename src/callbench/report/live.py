@@ -160,7 +160,14 @@ def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
         "offset": follower.tail.offset,
         "statistics": follower.statistics(),
         "live": follower.live_state(),
+        # The page opened before run.json existed learns what is measured (model or agent) here.
+        "header": header_payload_of(follower.header()),
     }
+
+
+def header_payload_of(header: RunHeader | None) -> dict[str, Any]:
+    """The run header's JSON for the page (empty before the run wrote it)."""
+    return {} if header is None else header.model_dump(mode="json", exclude_unset=True, fallback=str)
 
 
 def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:

@@ -38,6 +38,36 @@
     return uniq(DATA.runs.flatMap((r) => r.statistics.strata.map((s) => s.tier)));
   }
 
+  // ---- run headers --------------------------------------------------------------------------
+  const AGENT_MODE = "agent-under-test";
+  const isAgentRun = (run) => (run.header || {}).harness_mode === AGENT_MODE;
+
+  function agentOf(header) {
+    // The agent under test: its --agent spec and kind (cmd, http, py), from run.json's provider.
+    const p = header.provider || {};
+    const spec = p.agent || String(header.model || "").replace(/^agent:/, "");
+    return { spec, kind: p.kind || String(spec).split(":")[0] };
+  }
+
+  function roundBudget(header) {
+    const b = (header.harness_assistance || {}).round_budget;
+    return b === undefined || b === null ? "–" : String(b);
+  }
+
+  function renderRunInfo() {
+    // One line per run: what was measured (model or agent) and in which harness mode.
+    const box = document.getElementById("run-info");
+    box.replaceChildren(...DATA.runs.filter((run) => run.header && run.header.harness_mode).map((run) => {
+      const h = run.header, agent = isAgentRun(run) ? agentOf(h) : null;
+      const item = (cls, label, value) => el("span", { class: "ri " + cls }, el("span", { class: "ri-label", text: label + ": " }), el("code", { text: value }));
+      return el("div", { class: "run-info", "data-testid": "run-info", "data-run": run.id, "data-mode": h.harness_mode },
+        el("strong", { text: run.label }), " ",
+        agent ? [item("agent-spec", "agent", agent.spec), " · ", item("agent-kind", "kind", agent.kind)] : item("model", "model", h.model || ""),
+        " · ", item("mode", "harness mode", h.harness_mode), " · ", item("budget", "round budget", roundBudget(h)),
+        agent ? el("span", { class: "note", text: " (no rounds: the agent runs its own loop; rounds below are reconstructed from call timing)" }) : null);
+    }));
+  }
+
   // ---- summary cards ------------------------------------------------------------------------
   function renderCards() {
     const box = document.getElementById("cards");
@@ -55,7 +85,10 @@
             el("dt", { text: "passed" }), el("dd", { class: "passed", text: s.passed }),
             el("dt", { text: "errors" }), el("dd", { class: "errors", text: s.errors }),
             el("dt", { text: "partial (diagnostic)" }), el("dd", { class: "diag partial", text: fmt(s.partial_mean_diagnostic) }),
-            el("dt", { text: "retrieval recall" }), el("dd", { class: "recall", text: fmt(s.retrieval_recall) }))));
+            el("dt", { text: "retrieval recall" }), el("dd", { class: "recall", text: fmt(s.retrieval_recall) }),
+            s.harness_mode === AGENT_MODE && run.header ? [
+              el("dt", { text: "agent" }), el("dd", { class: "agent-spec", text: `${agentOf(run.header).spec} (${agentOf(run.header).kind})` }),
+              el("dt", { text: "round budget" }), el("dd", { class: "budget", text: roundBudget(run.header) })] : null)));
       }
     }
   }
@@ -182,7 +215,8 @@
   function haystack(rec) {
     if (rec._hay === undefined) {
       const t = rec.trace || {};
-      rec._hay = [rec.key, rec.instruction, t.final_text, toolsOf(rec).join(" "), errText(rec.error)].join("\n").toLowerCase();
+      const a = t.agent || {};
+      rec._hay = [rec.key, rec.instruction, t.final_text, toolsOf(rec).join(" "), errText(rec.error), a.outcome, a.message, a.stderr_tail].join("\n").toLowerCase();
     }
     return rec._hay;
   }
@@ -263,9 +297,10 @@
     const rounds = (t.rounds || []).map((rd) => {
       const calls = (rd.call_ids || []).map((id) => byId.get(id)).filter(Boolean);
       const badges = calls.length ? calls.map((c) => el("span", { class: "badge " + badgeFor(c), "data-testid": "call-badge", title: c.error || (c.schema_errors || []).join("; ") || c.execution }, `${c.tool} · ${c.parse_error ? "unparsable" : c.schema_valid === false ? "schema-invalid" : c.execution}`))
-        : [el("span", { class: "badge warn", "data-testid": "call-badge", text: "no tool call" })];
+        : [el("span", { class: "badge warn", "data-testid": "call-badge", text: rd.reconstructed && rd.text ? "no tool call (answer)" : "no tool call" })];
       return el("div", { class: "round" + (calls.length ? "" : " nocall"), "data-testid": "round-card" },
         el("strong", { text: `Round ${rd.index}` }), " ", el("span", { class: "when", text: when(rd.started_at) }),
+        rd.reconstructed ? el("div", { class: "note", "data-testid": "reconstructed", text: "reconstructed from call timing" }) : null,
         rd.latency_ms != null ? el("span", { class: "when", text: ` · ${Math.round(rd.latency_ms)} ms` }) : null,
         el("div", {}, badges), rd.nudge ? el("div", { class: "note", text: `nudge: ${rd.nudge}` }) : null,
         rd.text ? el("pre", { text: rd.text }) : null);
@@ -278,11 +313,42 @@
       r.status === "error" ? el("div", { class: "bad-text", text: `error: ${errText(r.error)}` }) : null,
       el("h4", { text: "Instruction" }), el("pre", { text: r.instruction || "" }),
       el("h4", { text: "Offered tools" }), el("div", {}, (r.offered_tools || []).map((x) => el("span", { class: "pill", text: x }))),
-      el("h4", { text: "Rounds" }), el("div", { class: "rounds" }, rounds),
+      t.agent ? agentSection(t.agent) : null,
+      t.agent || (t.calls || []).some((c) => typeof c.started_at === "number") ? [el("h4", { text: "Call timeline" }), callTimeline(t.calls || [])] : null,
+      el("h4", { text: (t.rounds || []).some((rd) => rd.reconstructed) ? "Rounds (reconstructed from call timing, display only)" : "Rounds" }), el("div", { class: "rounds" }, rounds),
       el("h4", { text: "Expected vs actual arguments" }), argumentDiff(expectedSteps(r), t.calls || [], matchesOf(r)),
       el("h4", { text: "Final text" }), el("pre", { "data-testid": "final-text", text: t.final_text || "" }),
       el("h4", { text: "Evaluation" }), verdicts,
       el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + (t.calls || []).map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }));
+  }
+
+  function agentSection(a) {
+    // How the agent under test ran: its outcome, exit code, message and stderr tail (literal text).
+    const ok = a.outcome === "answer";
+    return el("div", { class: "agent-run", "data-testid": "agent-run", "data-outcome": a.outcome || "" },
+      el("h4", { text: "Agent under test" }),
+      el("div", {},
+        el("span", { class: "badge " + (ok ? "ok" : "bad"), "data-testid": "agent-outcome", text: a.outcome || "–" }), " ",
+        el("code", { "data-testid": "agent-spec", text: a.agent || "" }),
+        el("span", { class: "when", "data-testid": "agent-exit", text: ` · exit code ${a.exit_code === null || a.exit_code === undefined ? "–" : a.exit_code}` }),
+        el("span", { class: "when", text: ` · ${fmt(a.duration_ms, 0)} ms` })),
+      a.message ? el("div", { class: ok ? "" : "bad-text", "data-testid": "agent-message", text: a.message }) : null,
+      a.stderr_tail ? [el("div", { class: "note", text: "stderr (tail)" }), el("pre", { class: "stderr", "data-testid": "agent-stderr", text: a.stderr_tail })] : null);
+  }
+
+  function callTimeline(calls) {
+    // Each call as it arrived over MCP: offset from the first call, tool, execution status, duration.
+    if (!calls.length) return el("div", { class: "note", "data-testid": "timeline-empty", text: "no tool call arrived" });
+    const starts = calls.map((c) => c.started_at).filter((x) => typeof x === "number");
+    const t0 = starts.length ? Math.min(...starts) : null;
+    const rows = calls.map((c, i) => el("tr", { "data-testid": "timeline-row", "data-tool": c.tool, "data-execution": c.execution || "" },
+      el("td", { text: i + 1 }),
+      el("td", { class: "offset", text: typeof c.started_at === "number" && t0 !== null ? `+${Math.round(1000 * (c.started_at - t0))} ms` : "–" }),
+      el("td", { text: c.round ?? "" }),
+      el("td", {}, el("code", { text: c.tool })),
+      el("td", {}, el("span", { class: "badge " + badgeFor(c), text: c.parse_error ? "unparsable" : c.known_tool === false ? "unknown tool" : c.schema_valid === false ? `schema-invalid · ${c.execution}` : c.execution || "–" })),
+      el("td", { class: "duration", text: `${fmt(c.duration_ms, 1)} ms` })));
+    return el("div", { class: "timeline", "data-testid": "call-timeline" }, table(["#", "Offset", "Round", "Tool", "Execution", "Duration"], rows));
   }
 
   function expectedSteps(r) {
@@ -373,7 +439,7 @@
   }
 
   function renderAll() {
-    fillFilters(); renderMeta(); renderCards(); renderTrials(); renderLeaderboard(); renderCharts(); applyFilters();
+    fillFilters(); renderMeta(); renderRunInfo(); renderCards(); renderTrials(); renderLeaderboard(); renderCharts(); applyFilters();
   }
 
   async function poll() {
@@ -386,6 +452,7 @@
         run.offset = upd.offset;
         run.statistics = upd.statistics;
         showLive(upd.live);
+        if (upd.header && upd.header.harness_mode && !(run.header && run.header.harness_mode)) { run.header = upd.header; renderRunInfo(); renderCards(); }
         if (upd.records.length) { fillFilters(); renderMeta(); renderCards(); renderTrials(); renderCharts(); appendRows(upd.records); }
       }
     } catch (e) { /* the server may have stopped; keep the page as it is */ }
