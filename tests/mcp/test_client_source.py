@@ -180,3 +180,22 @@ def test_duplicate_and_badly_named_tools_are_errors_naming_the_server():
     root = McpTool(name="arr", description="", input_schema={"type": "array"})
     with pytest.raises(McpServerError, match="parameters schema must have type 'object'"):
         contracts_from_tools("srv", [root])
+
+
+def test_a_caller_cancelled_mid_handshake_takes_the_server_down_with_it():
+    spec = f"stdio:{sys.executable} -c 'import time; time.sleep(30)'"
+
+    async def attempt() -> bool:
+        connection = McpConnection(spec, connect_timeout_s=20)
+        entering = asyncio.create_task(connection.__aenter__())
+        await asyncio.sleep(1.0)
+        entering.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await entering
+        owner = connection._owner
+        deadline = time.monotonic() + 10
+        while not owner.done() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return owner.done()
+
+    assert asyncio.run(attempt()) is True

@@ -147,6 +147,11 @@ class McpConnection:
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.spec.text}")
         try:
             await asyncio.wait_for(self._ready.wait(), self.connect_timeout_s)
+        except asyncio.CancelledError:
+            # The caller was cancelled (a case time limit) mid-handshake: the owner must not outlive
+            # it, or the server process would run until the event loop ends.
+            self._owner.cancel()
+            raise
         except TimeoutError:
             await self._halt()
             message = self._start_failure(TimeoutError())
