@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 
+AGENT_MODE = "agent-under-test"
+"""The harness mode of ``callbench run --agent`` (the user's agent runs its own loop)."""
+
 
 def tenths(value: float) -> str:
     """``value`` with one decimal, halves rounded away from zero (``20.45`` -> ``20.5``).
@@ -74,6 +77,9 @@ class RunTally:
     passes: dict[str, int] = field(default_factory=dict)
     scored: dict[str, int] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    agent: bool = False
+    """An agent under test: it sends its own model requests, so no request rate is shown
+    (its rounds are reconstructed from call timing, not requests)."""
 
     def add_record(self, record: CaseRecord) -> None:
         self.done += 1
@@ -104,10 +110,12 @@ class RunTally:
     def line(self) -> str:
         eta = self.eta_s()
         eta_text = "?" if eta is None else _duration(eta)
-        return (
-            f"[{self.done}/{self.total}] pass {self.pass_rates()} | errors {self.errors} | "
-            f"{self.requests_per_s():.2f} req/s | ETA {eta_text}"
-        )
+        head = f"[{self.done}/{self.total}] pass {self.pass_rates()} | errors {self.errors}"
+        return f"{head} | {self.rate()}ETA {eta_text}"
+
+    def rate(self) -> str:
+        """``12.04 req/s | `` (empty for an agent under test)."""
+        return "" if self.agent else f"{self.requests_per_s():.2f} req/s | "
 
 
 SHORT_TIERS = {
@@ -160,7 +168,7 @@ class RichProgress:
         self.task: Any = None
 
     def on_run_start(self, header: RunHeader, total: int) -> None:
-        self.tally = RunTally(total=total)
+        self.tally = RunTally(total=total, agent=getattr(header, "harness_mode", None) == AGENT_MODE)
         self.progress.start()
         self.progress.status = self._status()
         self.task = self.progress.add_task("run", total=total, eta="?")
@@ -182,9 +190,9 @@ class RichProgress:
         self.progress.stop()
 
     def _status(self) -> Text:
+        rate = self.tally.rate().removesuffix(" | ")
         return Text(
-            f"pass {self.tally.pass_rates()} | errors {self.tally.errors} | "
-            f"{self.tally.requests_per_s():.2f} req/s"
+            f"pass {self.tally.pass_rates()} | errors {self.tally.errors}" + (f" | {rate}" if rate else "")
         )
 
 
@@ -199,8 +207,13 @@ class PlainProgress:
         print(text, file=self.stream, flush=True)
 
     def on_run_start(self, header: RunHeader, total: int) -> None:
-        self.tally = RunTally(total=total)
-        self._print(f"run {header.run_id}: {total} case runs")
+        self.tally = RunTally(total=total, agent=getattr(header, "harness_mode", None) == AGENT_MODE)
+        line = f"run {header.run_id}: {total} case runs"
+        if getattr(header, "harness_mode", None) == AGENT_MODE:
+            from callbench.report.watch import printable
+
+            line += f" · {printable(run_subject(header))} · harness mode {AGENT_MODE}"
+        self._print(line)
 
     def on_round(self, case: Any, round_info: RoundInfo, calls: list[TraceCall]) -> None:
         self.tally.requests += 1
@@ -214,12 +227,45 @@ class PlainProgress:
 
 
 def case_outcome(record: CaseRecord) -> str:
-    """``key#trial PASS|FAIL per tier`` (or ``ERROR type``) for one record."""
+    """``key#trial PASS|FAIL per tier`` (or ``ERROR type``) for one record, then an agent under
+    test's failure (``agent_crashed (exit 3)``) when it had one."""
     head = f"{record.key}#{record.trial}"
     if record.status == "error":
         return f"{head} ERROR {record.error.type if record.error is not None else 'error'}"
     flags = " ".join(f"{_short(t)}={'PASS' if v.passed else 'FAIL'}" for t, v in record.verdicts.items())
-    return f"{head} {flags}"
+    failure = agent_failure(record)
+    return f"{head} {flags}" + (f" {failure}" if failure else "")
+
+
+def agent_failure(record: CaseRecord) -> str | None:
+    """An agent under test's failure on one line (``agent_crashed (exit 3)``,
+    ``agent_timeout (after 30000 ms)``), or ``None`` when it answered or the run measured a model.
+
+    Without it a crashing agent reads like a model that answered wrongly.
+    """
+    agent = record.trace.agent
+    if agent is None or agent.outcome == "answer":
+        return None
+    if agent.exit_code is not None:
+        detail = f"exit {agent.exit_code}"
+    elif agent.outcome == "agent_timeout":
+        detail = f"after {agent.duration_ms:.0f} ms"
+    else:
+        detail = " ".join(agent.message.split())[:120]
+    # The outcome and message come from the agent's side: never let them drive the terminal.
+    from callbench.report.watch import printable
+
+    return printable(f"{agent.outcome} ({detail})" if detail else agent.outcome)
+
+
+def run_subject(header: RunHeader) -> str:
+    """What a run measures, for progress and watch headers: ``model X`` or ``agent SPEC (kind)``."""
+    provider = getattr(header, "provider", None) or {}
+    if getattr(header, "harness_mode", None) == AGENT_MODE:
+        spec = str(provider.get("agent") or header.model.removeprefix("agent:"))
+        kind = provider.get("kind")
+        return f"agent {spec}" + (f" ({kind})" if kind else "")
+    return f"model {header.model}"
 
 
 def make_observers(config: Any) -> list[Any]:

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+STDERR_LINES = 20
+"""Lines of an agent's stderr tail ``--watch`` prints after a failure (the record keeps the whole tail)."""
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -125,6 +129,8 @@ class WatchObserver:
         self.console = console
         self._trials: dict[str, list[int]] = {}
         """Trials in flight per case key (``on_round`` is not told the trial)."""
+        self._first_call: dict[str, float] = {}
+        """Arrival time of each case's first call over MCP (agent under test): calls show offsets."""
 
     def _label(self, key: str, trial: int | None = None) -> str:
         if trial is None:
@@ -138,8 +144,13 @@ class WatchObserver:
             self.console.print(Text(f"{label} │ ", style="dim").append_text(line))
 
     def on_run_start(self, header: RunHeader, total: int) -> None:
-        model, mode = printable(header.model), header.harness_mode
-        text = f"watching {total} case run(s) · model {model} · harness mode {mode}"
+        from callbench.report.progress import AGENT_MODE, run_subject
+
+        subject, mode = printable(run_subject(header)), header.harness_mode
+        text = f"watching {total} case run(s) · {subject} · harness mode {mode}"
+        if mode == AGENT_MODE:
+            # The agent runs its own loop: callbench sets no round budget and only sees its calls.
+            text += " · round budget n/a (rounds reconstructed from call timing)"
         self.console.print(Text(text, style="bold"))
 
     def on_case_start(self, case: Any, trial: int, offered: list[str]) -> None:
@@ -162,6 +173,8 @@ class WatchObserver:
             head.append(f"  {round_info.latency_ms:.0f} ms", style="dim")
         if round_info.cached:
             head.append("  (cached)", style="dim")
+        if round_info.reconstructed:
+            head.append("  (reconstructed from call timing)", style="dim")
         self._print(label, head)
         if round_info.text:
             text = Text(printable(round_info.text[:2000]), style="italic")
@@ -169,12 +182,21 @@ class WatchObserver:
         if not calls:
             self._print(label, Text("  no tool call", style="yellow"))
         for call in calls:
-            self._print_call(label, call)
+            self._print_call(label, call, self._offset(_case_key(case), call))
         if round_info.nudge:
             self._print(label, Text("  harness nudge: ", style="dim").append(printable(round_info.nudge)))
 
-    def _print_call(self, label: str, call: TraceCall) -> None:
+    def _offset(self, key: str, call: TraceCall) -> str:
+        """``+68 ms`` from the case's first call, for calls that arrived over MCP; else empty."""
+        if call.started_at is None:
+            return ""
+        first = self._first_call.setdefault(key, call.started_at)
+        return f"+{1000 * (call.started_at - first):.0f} ms"
+
+    def _print_call(self, label: str, call: TraceCall, offset: str = "") -> None:
         line = Text("  → ")
+        if offset:
+            line.append(offset + " ", style="dim")
         line.append(printable(call.tool), style="bold cyan")
         if call.parse_error:
             line.append(f"  arguments unparsable ({printable(call.parse_error)}): ", style="red")
@@ -207,6 +229,7 @@ class WatchObserver:
             running.remove(record.trial)
         if not running:
             self._trials.pop(key, None)
+            self._first_call.pop(key, None)
         if record.status == "error":
             self._print(label, Text(f"ERROR {error_line(record.error)}", style="bold red"))
             return
@@ -224,8 +247,27 @@ class WatchObserver:
             for reason in verdict.reasons:
                 why = Text(f"    {reason.code}: ", style="red").append(printable(reason.message))
                 self._print(label, why)
+        self._print_agent(label, record)
         done = Text(f"{record.duration_ms:.0f} ms, stop: {trace.stop_reason}", style="dim")
         self._print(label, done)
+
+    def _print_agent(self, label: str, record: CaseRecord) -> None:
+        """An agent under test's failure and the tail of its stderr (its own words, escaped)."""
+        from callbench.report.progress import agent_failure
+
+        failure = agent_failure(record)
+        agent = record.trace.agent
+        if failure is None or agent is None:
+            return
+        line = Text("agent: ", style="bold").append(failure, style="bold red")
+        if agent.message:
+            line.append("  " + printable(" ".join(agent.message.split())[:400]), style="red")
+        self._print(label, line)
+        tail = agent.stderr_tail.rstrip("\n").splitlines()[-STDERR_LINES:]
+        if tail:
+            self._print(label, Text("  stderr (tail):", style="dim"))
+        for text in tail:
+            self._print(label, Text("    " + printable(text[:400]), style="dim"))
 
     def on_run_end(self, summary: dict[str, Any]) -> None:
         self.console.rule(Text("run finished"))
