@@ -120,3 +120,18 @@ def test_the_session_maps_the_logical_path_and_refuses_others(tmp_path):
     assert branch.ok and branch.result == "Created branch 'x' from 'main'"
     assert session.snapshot()["branches"] == ["feature/login", "hotfix", "main", "x"]
     assert session.map_text(f"fatal: not a repo {real}/sub") == "fatal: not a repo /repo/sub"
+
+
+def test_a_missing_server_package_is_one_line_before_any_case(monkeypatch):
+    from callbench.benchmarks.mcp_git import suite as suite_module
+    from callbench.errors import ConfigError
+    from callbench.suites.suite import SuiteOptions
+
+    real = suite_module.importlib.util.find_spec
+    monkeypatch.setattr(
+        suite_module.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "mcp_server_git" else real(name, *a),
+    )
+    with pytest.raises(ConfigError, match=r"^suite 'mcp-git' needs the package 'mcp-server-git'"):
+        suite_module.load_suite("", SuiteOptions())

@@ -7,7 +7,9 @@ strict by :func:`callbench.tools.mcp_source.contracts_from_tools`, exactly as ``
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 from callbench.benchmarks.mcp_git.executor import GitMcpExecutor
@@ -49,10 +51,21 @@ def load_registry() -> tuple[ToolRegistry, list[str]]:
     return contracts_from_tools(SERVER_NAME, bundled_tools())
 
 
+def require_server_and_git() -> None:
+    """One line before any case runs when the server package or the git program is missing."""
+    if importlib.util.find_spec("mcp_server_git") is None:
+        raise ConfigError(
+            "suite 'mcp-git' needs the package 'mcp-server-git': pip install 'callbench[mcp-git]'"
+        )
+    if shutil.which("git") is None:
+        raise ConfigError("suite 'mcp-git' needs the 'git' program on PATH")
+
+
 def load_suite(spec: str, options: SuiteOptions) -> Suite:
     """Catalog loader of ``mcp-git`` (takes no options)."""
     if spec:
         raise ConfigError(f"suite 'mcp-git' takes no options (got {spec!r})")
+    require_server_and_git()
     registry, notes = load_registry()
     return Suite(
         name="mcp-git",
