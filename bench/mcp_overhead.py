@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -167,12 +168,214 @@ def print_call_overhead(rows: list[Row]) -> None:
 # -- Part 2 (wall / ideal for 200 agent cases) goes below this line, as its own functions. --------
 
 
+BENCH = Path(__file__).resolve().parent
+"""bench/: holds ``agent_helpers`` (the ``py:`` agents and the offline loop's model); put on the path
+(and on the CLI's ``PYTHONPATH``) when part 2 runs."""
+AGENT_SPEC = "py:agent_helpers:slow_oracle_starter"
+SDK_DEFAULT_SPEC = "py:agent_helpers:slow_oracle_starter_sdk_default"
+WALL_TARGET = 1.2
+
+
+class Plan:
+    """Part 2's workload: the starter suite repeated with ``--trials`` to about ``cases`` cases."""
+
+    def __init__(self, helpers: Any, cases: int, concurrency: int, latency: float) -> None:
+        suite = helpers.starter()
+        self.per_pass = len(suite.cases)
+        self.trials = max(1, -(-cases // self.per_pass))
+        self.cases = self.trials * self.per_pass
+        self.turns = self.trials * sum(helpers.model_turns(c) for c in suite.cases)
+        self.concurrency = concurrency
+        self.latency = latency
+        longest = max(helpers.model_turns(c) for c in suite.cases) * latency
+        # model time spread evenly over the slots, or the longest case if that is longer (a small run)
+        self.ideal_s = max(self.turns * latency / concurrency, longest)
+
+
+class WallRow:
+    """Wall times of one side of part 2 over its repetitions (seconds)."""
+
+    def __init__(self, label: str, how: str) -> None:
+        self.label = label
+        self.how = how
+        self.walls: list[float] = []
+        self.spans: list[float] = []
+        """Engine span: first case start to last case end (no suite loading, no run-folder writing)."""
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def span(self) -> float | None:
+        return statistics.median(self.spans) if self.spans else None
+
+
+def _helpers() -> Any:
+    """``bench/agent_helpers.py`` as the module ``agent_helpers`` (the name the ``py:`` spec imports)."""
+    import importlib
+    import sys
+
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    return importlib.import_module("agent_helpers")
+
+
+def _engine_run(out: Path, plan: Plan, **side: Any) -> tuple[float, float]:
+    """One in-process ``callbench.run`` of the plan; (wall s, engine span s). Every case must pass."""
+    started = time.perf_counter()
+    result = callbench.run(
+        SUITE, out_dir=out, trials=plan.trials, concurrency=plan.concurrency, progress="quiet", **side
+    )
+    wall = time.perf_counter() - started
+    records = result.records
+    assert len(records) == plan.cases, (len(records), plan.cases)
+    errors = [r.key for r in records if r.status != "completed"]
+    assert not errors, f"error records: {errors[:5]}"
+    failed = [r.key for r in records if not r.verdicts["task-completion-execution"].passed]
+    assert not failed, f"the oracle failed: {failed[:5]}"
+    first = min(r.started_at for r in records)
+    last = max(r.started_at + r.duration_ms / 1000 for r in records)
+    return wall, last - first
+
+
+def _cli_argv() -> list[str]:
+    import sys
+
+    script = Path(sys.executable).parent / "callbench"  # not a pyenv shim: its start-up is not ours
+    return [str(script)] if script.exists() else [sys.executable, "-m", "callbench.cli.main"]
+
+
+def _cli_run(out: Path, plan: Plan) -> float:
+    """The whole ``callbench run --agent py:...`` as a subprocess (Python start-up included): wall s."""
+    import subprocess
+
+    argv = [*_cli_argv(), "run", "--suite", SUITE, "--agent", AGENT_SPEC, "--trials", str(plan.trials)]
+    argv += ["--concurrency", str(plan.concurrency), "--out", str(out), "--progress", "quiet"]
+    path = os.pathsep.join(p for p in (str(BENCH), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "CALLBENCH_BENCH_LATENCY": str(plan.latency)}
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    assert done.returncode == 0, f"callbench run exited {done.returncode}: {done.stderr[-2000:]}"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_error"] == 0 and summary["n_records"] == plan.cases, summary
+    return wall
+
+
+def _cli_startup() -> float:
+    """``callbench --help`` as a subprocess: the CLI's fixed start-up cost (imports), in seconds."""
+    import subprocess
+
+    started = time.perf_counter()
+    subprocess.run([*_cli_argv(), "--help"], capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
+def measure_agent_wall(
+    cases: int, concurrency: int, latency: float, repeat: int, cli: bool = True
+) -> tuple[Plan, list[WallRow]]:
+    """Part 2: wall / ideal of about ``cases`` starter cases at ``concurrency`` with a model that sleeps
+    ``latency`` s per turn, for the offline loop, the ``py:`` agent under test in process (on a shared
+    SSL context, and on the SDK's default client), and (``cli``) the same agent through the CLI."""
+    helpers = _helpers()
+    helpers.LATENCY_S = latency
+    plan = Plan(helpers, cases, concurrency, latency)
+    sides: list[tuple[WallRow, dict[str, Any]]] = [
+        (
+            WallRow("offline engine", "callbench's own loop; model = oracle + sleep per turn"),
+            {"model": helpers.SlowOracle(), "cache": False},
+        ),
+        (WallRow("agent engine", f"callbench.run(agent={AGENT_SPEC!r})"), {"agent": AGENT_SPEC}),
+        (
+            WallRow("agent sdk-dflt", f"the same agent on mcp.Client(url) ({SDK_DEFAULT_SPEC})"),
+            {"agent": SDK_DEFAULT_SPEC},
+        ),
+    ]
+    cli_row = WallRow("agent CLI", f"callbench run --agent {AGENT_SPEC} (subprocess, start-up included)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for row, side in sides:  # warm-up: first-use imports and suite loading are not the figure
+            _engine_run(Path(tmp) / f"warm-{row.label}", Plan(helpers, 1, concurrency, latency), **side)
+        for rep in range(repeat):
+            for row, side in sides:
+                helpers.COUNTER.reset()
+                wall, span = _engine_run(Path(tmp) / f"{rep}-{row.label}", plan, **side)
+                assert helpers.COUNTER.turns == plan.turns, (row.label, helpers.COUNTER.turns, plan.turns)
+                row.walls.append(wall)
+                row.spans.append(span)
+            if cli:
+                cli_row.walls.append(_cli_run(Path(tmp) / f"{rep}-cli", plan))
+    return plan, [row for row, _ in sides] + ([cli_row] if cli else [])
+
+
+def print_agent_wall(plan: Plan, rows: list[WallRow], repeat: int) -> None:
+    """Part 2's table: cases, turns, ideal, wall (median of ``repeat``), wall / ideal per side."""
+    print(
+        f"wall / ideal: {plan.cases} cases ({SUITE}: {plan.per_pass} cases x {plan.trials} trials), "
+        f"--concurrency {plan.concurrency}, {plan.latency * 1000:g} ms per model turn, median of {repeat}"
+    )
+    print("ideal = model turns x latency / concurrency; span = first case start to last case end")
+    print(
+        f"{'side':>15} {'cases':>6} {'turns':>6} {'ideal s':>8} {'wall s':>8} {'wall/ideal':>10} "
+        f"{'span s':>7} {'span/ideal':>10}"
+    )
+    for row in rows:
+        span = "-".rjust(7) + " " + "-".rjust(10)
+        if row.span is not None:
+            span = f"{row.span:>7.2f} {row.span / plan.ideal_s:>10.2f}"
+        print(
+            f"{row.label:>15} {plan.cases:>6} {plan.turns:>6} {plan.ideal_s:>8.2f} {row.wall:>8.2f} "
+            f"{row.wall / plan.ideal_s:>10.2f} {span}"
+        )
+    for row in rows:
+        print(f"  {row.label}: {row.how}")
+    print(f"target: agent wall / ideal <= {WALL_TARGET}")
+
+
+def print_side_by_side(calls: list[Row], plan: Plan, walls: list[WallRow]) -> None:
+    """The two issue-14 figures next to the offline loop's, and how loaded the machine was."""
+    base = calls[0]
+    added = ", ".join(f"{r.path} +{r.median - base.median:.3f}" for r in calls[1:])
+    print("summary: agent under test over MCP vs callbench's offline loop")
+    print(f"  per tool call: direct (offline loop) {base.median:.3f} ms; over MCP {added} ms (target <= 2)")
+    ratios = ", ".join(f"{r.label} {r.wall / plan.ideal_s:.2f}" for r in walls)
+    print(f"  wall/ideal: {ratios} (target <= {WALL_TARGET})")
+    if any(r.label == "agent CLI" for r in walls):
+        print(
+            f"  the CLI figure includes start-up: `callbench --help` alone takes {_cli_startup():.2f} s here"
+        )
+    load = os.getloadavg()
+    print(
+        f"  shared, noisy machine: load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+        f"on {os.cpu_count()} CPUs; compare sides within one run, not across runs"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=2000, help="calls per path (default 2000)")
-    parser.add_argument("--quick", action="store_true", help="100 calls per path: a smoke run")
+    parser.add_argument("--cases", type=int, default=200, help="agent cases for part 2 (default 200)")
+    parser.add_argument("--concurrency", type=int, default=50, help="part 2 (default 50)")
+    parser.add_argument("--latency", type=float, default=0.1, help="model seconds per turn (default 0.1)")
+    parser.add_argument("--repeat", type=int, default=3, help="part 2 repetitions (default 3)")
+    parser.add_argument("--no-cli", action="store_true", help="part 2 without the CLI subprocess")
+    parser.add_argument("--part", choices=("1", "2", "both"), default="both")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 100 calls per path, 48 cases, 1 repetition"
+    )
     args = parser.parse_args()
-    print_call_overhead(measure_call_overhead(100 if args.quick else args.calls))
+    calls, cases, repeat = (100, 48, 1) if args.quick else (args.calls, args.cases, args.repeat)
+    rows = measure_call_overhead(calls) if args.part != "2" else []
+    if rows:
+        print_call_overhead(rows)
+    if args.part == "1":
+        return
+    print()
+    plan, walls = measure_agent_wall(cases, args.concurrency, args.latency, repeat, cli=not args.no_cli)
+    print_agent_wall(plan, walls, repeat)
+    if rows:
+        print()
+        print_side_by_side(rows, plan, walls)
 
 
 if __name__ == "__main__":
