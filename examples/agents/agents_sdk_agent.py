@@ -38,7 +38,7 @@ def env(name: str, required: bool = True) -> str:
 async def run(model: str, max_turns: int, max_retries: int) -> str:
     """Run the agent once; returns its final output as text."""
     instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
-    system = env("CALLBENCH_SYSTEM_PROMPT", required=False) or "You are a helpful assistant."
+    system = env("CALLBENCH_SYSTEM_PROMPT", required=False) or None  # None: no system message
     config = RunConfig(
         tracing_disabled=True,
         # The SDK starts a turn's tool calls concurrently by default; one at a time keeps the
