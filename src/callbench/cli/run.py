@@ -65,6 +65,14 @@ def run(
     registry: Annotated[
         Path | None, typer.Option("--registry", help="Tool registry folder for path suites.")
     ] = None,
+    tools: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            help="A live MCP server as the tools of path suites: mcp:stdio:COMMAND ARGS or "
+            "mcp:http://HOST/PATH (docs/mcp.md).",
+        ),
+    ] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", help="Suite option KEY=VALUE (repeatable).")
     ] = None,
@@ -185,6 +193,7 @@ RESUME_FIELDS = {
     "executor": "executor",
     "data": "data",
     "registry": "registry",
+    "tools": "tools",
     "option": "suite_options",
     "case": "case_ids",
     "limit": "limit",
@@ -245,6 +254,7 @@ def _fresh_config(
     executor: str | None,
     data: Path | None,
     registry: Path | None,
+    tools: str | None,
     option: list[str] | None,
     case: list[str] | None,
     limit: int | None,
@@ -300,6 +310,7 @@ def _fresh_config(
         suite_options=parse_options(option),
         data=data,
         registry=registry,
+        tools=tools,
     )
     output = Output(out_dir=out, progress=cast(ProgressMode, progress), watch=watch)  # checked by Output
     return RunConfig.from_groups(
@@ -330,7 +341,11 @@ def print_suite_notes(run_dir: Path) -> None:
     from callbench.cli.common import console
     from callbench.harness.runfolder import read_header
 
-    for info in read_header(run_dir).suites:
+    header = read_header(run_dir)
+    source = header.options.get("tool_source") or {}
+    for note in source.get("notes") or []:
+        console.print(f"  note: tools from {source.get('spec')}: {note}", markup=False, highlight=False)
+    for info in header.suites:
         if info.notes:
             console.print(
                 f"  note: suite {info.name}: {len(info.notes)} expected literal(s) equal their schema "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -67,6 +68,15 @@ class CaseEndpoint:
             raise self.failure
 
 
+ANSWER_FILE = ".callbench-answer.txt"
+
+
+def agent_folder(workdir: Path) -> Path:
+    """The agent's own per-case folder: beside the executor's, never inside it (file tools and state
+    checks of the executor must not see the agent's files)."""
+    return workdir.with_name(workdir.name + "-agent")
+
+
 def request_for(episode: Episode, url: str, workdir: Path) -> AgentRequest:
     """The agent's request for one case (environment, JSON file, POST body)."""
     case = episode.case
@@ -77,8 +87,8 @@ def request_for(episode: Episode, url: str, workdir: Path) -> AgentRequest:
         mcp_url=url,
         mcp_stdio=[sys.executable, "-m", "callbench.mcp.bridge", url],
         case_id=case.key,
-        workdir=str(workdir / "agent"),
-        answer_file=str(workdir / "agent.answer.txt"),
+        workdir=str(agent_folder(workdir)),
+        answer_file=str(agent_folder(workdir) / ANSWER_FILE),
     )
 
 
@@ -103,6 +113,7 @@ async def run_agent_episode(
         result = await agent.run(request, episode.case.timeout_s)
     finally:
         server.close(url)
+        shutil.rmtree(agent_folder(workdir), ignore_errors=True)
     endpoint.raise_failure()
     record_outcome(trace, agent, result, url)
     trace.rounds = reconstruct_rounds(trace)

@@ -60,6 +60,7 @@ FLAGS = {
     "suite_options": "--option",
     "data": "--data",
     "registry": "--registry",
+    "tools": "--tools",
     "concurrency": "--concurrency",
     "delay_s": "--delay",
     "rpm": "--rpm",
@@ -217,9 +218,19 @@ class Selection:
     """A local data set path, for suite loaders that need one (``--data``)."""
     registry: str | Path | None = None
     """A tool registry folder for suites given as a path (``--registry``)."""
+    tools: str | None = None
+    """A live MCP server as the tool source of suites given as a path (``--tools mcp:stdio:CMD ARGS``
+    or ``mcp:http://HOST/PATH``): its listed tools are the registry and calls are forwarded to it."""
 
     def __post_init__(self) -> None:
         _normalize_strings(self, "case_ids")
+        if self.tools is not None and not (isinstance(self.tools, str) and self.tools.startswith("mcp:")):
+            _reject(
+                self,
+                "tools",
+                "an MCP server spec: mcp:stdio:COMMAND ARGS or mcp:http://HOST/PATH",
+                optional=True,
+            )
         _check_int(self, "limit", 0, optional=True)
         _check_int(self, "trials", 1)
         _set(self, "k", _parse_k(self))
@@ -406,6 +417,7 @@ class RunConfig:
     executor: str | Executor | None = None
     data: Path | None = None
     registry: Path | None = None
+    tools: str | None = None
     suite_options: dict[str, Any] = field(default_factory=dict)
     case_ids: tuple[str, ...] = ()
     limit: int | None = None
@@ -456,23 +468,17 @@ class RunConfig:
         """``--agent`` replaces ``--model`` and implies the agent-under-test mode; the mode needs it."""
         if self.agent is None:
             if self.harness_mode == AGENT_UNDER_TEST:
-                raise OptionError(
-                    "--mode agent-under-test needs --agent SPEC (your agent application; see docs/agents.md)",
-                    flag=FLAGS["harness_mode"],
-                    rule="needs --agent",
-                    value=self.harness_mode,
+                raise ConfigError(
+                    "--mode agent-under-test needs --agent SPEC (your agent application; see docs/agents.md)"
                 )
             return
         if not isinstance(self.agent, str) or not self.agent.strip():
             raise ConfigError(f"agent must be a spec string (cmd:..., http:..., py:...), got {self.agent!r}")
         parse_agent(self.agent)  # the spec's syntax: one line now, before anything loads
         if self.harness_mode not in ("production-parity", AGENT_UNDER_TEST):
-            raise OptionError(
+            raise ConfigError(
                 f"--mode {self.harness_mode} does not apply to --agent: an agent under test runs its own "
-                "loop (the mode is agent-under-test)",
-                flag=FLAGS["harness_mode"],
-                rule="agent-under-test with --agent",
-                value=self.harness_mode,
+                "loop (the mode is agent-under-test)"
             )
         if self.model != "baseline":
             raise ConfigError("--agent replaces --model: give one of them")

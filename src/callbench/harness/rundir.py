@@ -39,7 +39,8 @@ from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
 from callbench.providers.reachability import check_endpoint
 from callbench.scoring.lint import suite_notes
-from callbench.suites.resolve import load_suite
+from callbench.suites.loader import load_suite_path
+from callbench.suites.resolve import load_suite, looks_like_path
 from callbench.suites.suite import Suite
 from callbench.types.case import Case
 from callbench.types.names import did_you_mean
@@ -75,16 +76,43 @@ class Prepared:
 
 def load_suites(config: RunConfig) -> list[Suite]:
     """The run's suites: specs loaded (with the run's loader options), ``Suite`` objects as given."""
+    if config.tools is not None:
+        return _suites_on_mcp_tools(config, config.tools)
     suites = [
         spec
         if isinstance(spec, Suite)
         else load_suite(spec, data=config.data, registry=config.registry, **config.suite_options)
         for spec in config.suites
     ]
+    _check_unique_names(suites)
+    return suites
+
+
+def _suites_on_mcp_tools(config: RunConfig, spec: str) -> list[Suite]:
+    """Path suites whose registry is a live MCP server's tool listing and whose calls go to it."""
+    from callbench.executors.mcp import load_mcp_tools
+
+    for ref in config.suites:
+        if isinstance(ref, Suite) or not looks_like_path(ref):
+            name = ref.name if isinstance(ref, Suite) else ref
+            raise ConfigError(
+                f"--tools {spec}: applies to suites given as a path (cases that call the server's tools); "
+                f"{name!r} brings its own tools"
+            )
+    source = load_mcp_tools(spec)  # one line naming the server if it cannot start or lists a bad schema
+    suites = []
+    for ref in config.suites:
+        suite = load_suite_path(str(ref), tools=source.registry, executor=source.executor())
+        suite.metadata["tool_source"] = {"spec": spec, "notes": list(source.notes)}
+        suites.append(suite)
+    _check_unique_names(suites)
+    return suites
+
+
+def _check_unique_names(suites: list[Suite]) -> None:
     names = [s.name for s in suites]
     if len(set(names)) != len(names):
         raise ConfigError(f"the same suite appears twice in one run: {names}")
-    return suites
 
 
 def check_selection(suites: Sequence[Suite], case_ids: Sequence[str]) -> None:
@@ -236,8 +264,14 @@ def _header(
         retrieval_k=config.k,
         suite_k={s.name: s.retrieval_k(config.k) for s in suites},
         trials=config.trials,
-        options=config.recorded_options(),
+        options={**config.recorded_options(), **_tool_source(suites)},
     )
+
+
+def _tool_source(suites: list[Suite]) -> dict[str, Any]:
+    """``--tools mcp:...``: the server and what was done to its schemas that were not strict."""
+    sources = [s.metadata["tool_source"] for s in suites if "tool_source" in s.metadata]
+    return {"tool_source": sources[0]} if sources else {}
 
 
 def _run_name(header: RunHeader) -> str:
@@ -265,7 +299,17 @@ def new_run_folder(runs_root: Path, name: str) -> Path:
 
 # --- resuming ----------------------------------------------------------------------------------
 
-VERDICT_FIELDS = ("suites", "model", "agent", "tiers", "harness_mode", "k", "executor", "suite_options")
+VERDICT_FIELDS = (
+    "suites",
+    "model",
+    "agent",
+    "tiers",
+    "harness_mode",
+    "k",
+    "executor",
+    "suite_options",
+    "tools",
+)
 """Recorded options a resumed run must keep: they change verdicts (so do the generation settings)."""
 OVERRIDABLE_FIELDS = (
     "concurrency",

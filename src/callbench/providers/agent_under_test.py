@@ -150,7 +150,7 @@ class CommandAgent(AgentRunner):
 
     async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
         Path(request.workdir).mkdir(parents=True, exist_ok=True)
-        request_file = Path(request.workdir).parent / (Path(request.workdir).name + ".request.json")
+        request_file = Path(request.workdir) / ".callbench-request.json"
         request_file.write_text(json.dumps(request.to_json(), ensure_ascii=False), encoding="utf-8")
         env = {**os.environ, **request.environment(), "CALLBENCH_REQUEST": str(request_file)}
         started = time.perf_counter()
@@ -160,7 +160,7 @@ class CommandAgent(AgentRunner):
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                cwd=request.workdir,
+                # the user's working folder, so relative paths in the command work as typed
                 env=env,
                 start_new_session=True,  # its own process group: a timeout kills its children too
             )
@@ -181,7 +181,6 @@ class CommandAgent(AgentRunner):
         finally:
             if process.returncode is None:  # cancelled (the run stops): leave no process behind
                 _kill_group(process)
-            request_file.unlink(missing_ok=True)
         result = AgentResult(
             "answer",
             exit_code=process.returncode,

@@ -18,21 +18,37 @@ SUITE_FILE_NAMES = ("suite.yaml", "suite.yml", "suite.json")
 CASE_FILE_GLOBS = ("cases.yaml", "cases.yml", "cases.jsonl", "cases/*.yaml", "cases/*.yml", "cases/*.jsonl")
 
 
-def load_suite_path(path: str | Path, *, registry: Path | None = None) -> Suite:
-    """Load a suite from a folder (``suite.yaml`` + cases) or from one YAML/JSONL case file."""
+def load_suite_path(
+    path: str | Path,
+    *,
+    registry: Path | None = None,
+    tools: ToolRegistry | None = None,
+    executor: Any = None,
+) -> Suite:
+    """Load a suite from a folder (``suite.yaml`` + cases) or from one YAML/JSONL case file.
+
+    ``tools`` and ``executor`` replace the suite's own registry and executor (a live MCP server's
+    listing and the executor that forwards calls to it: ``--tools mcp:...``)."""
     root = Path(path)
     if root.is_dir():
-        return _load_folder(root, registry)
-    if root.is_file():
-        return _load_file(root, registry)
-    raise SuiteError(f"{root}: suite file or folder not found")
+        suite = _load_folder(root, registry, tools)
+    elif root.is_file():
+        suite = _load_file(root, registry, tools)
+    else:
+        raise SuiteError(f"{root}: suite file or folder not found")
+    if executor is not None:
+        suite.executor = executor
+    return suite
 
 
-def _load_folder(root: Path, registry_override: Path | None) -> Suite:
+def _load_folder(root: Path, registry_override: Path | None, tools: ToolRegistry | None = None) -> Suite:
     header_path = next((root / n for n in SUITE_FILE_NAMES if (root / n).is_file()), None)
     header = _read_mapping(header_path) if header_path else {}
     registry_dir = registry_override or (root / header.get("registry", "tools"))
-    registry = ToolRegistry.from_dir(registry_dir) if registry_dir.is_dir() else ToolRegistry()
+    if tools is not None:
+        registry = tools
+    else:
+        registry = ToolRegistry.from_dir(registry_dir) if registry_dir.is_dir() else ToolRegistry()
     case_files = [p for g in CASE_FILE_GLOBS for p in sorted(root.glob(g))]
     if not case_files:
         raise SuiteError(f"{root}: no cases found (expected cases.yaml, cases.jsonl or cases/*.yaml)")
@@ -40,7 +56,7 @@ def _load_folder(root: Path, registry_override: Path | None) -> Suite:
     return _build(header, cases, registry, name_default=root.name, source=str(root))
 
 
-def _load_file(path: Path, registry_override: Path | None) -> Suite:
+def _load_file(path: Path, registry_override: Path | None, tools: ToolRegistry | None = None) -> Suite:
     header: dict[str, Any] = {}
     if path.suffix == ".jsonl":
         cases = read_cases(path)
@@ -50,7 +66,10 @@ def _load_file(path: Path, registry_override: Path | None) -> Suite:
             header = {k: v for k, v in data.items() if k != "cases"}
         cases = read_cases(path)
     registry_dir = registry_override or (path.parent / header["registry"] if "registry" in header else None)
-    registry = ToolRegistry.from_dir(registry_dir) if registry_dir else ToolRegistry()
+    if tools is not None:
+        registry = tools
+    else:
+        registry = ToolRegistry.from_dir(registry_dir) if registry_dir else ToolRegistry()
     return _build(header, cases, registry, name_default=path.stem, source=str(path))
 
 
