@@ -24,6 +24,7 @@ import argparse
 import gzip
 import hashlib
 import importlib.util
+import shutil
 import sys
 import tempfile
 import time
@@ -48,6 +49,10 @@ def suite_plan(codexomics: Path | None) -> list[tuple[str, dict[str, Any], tuple
     ]
     if codexomics is not None:
         plan.append(("codexomics", {"data": codexomics}, AGENTS))
+    if importlib.util.find_spec("mcp_server_git") is not None and shutil.which("git"):
+        plan.append(("mcp-git", {}, AGENTS))
+    else:
+        print("mcp-server-git or git is missing: the mcp-git suite is left out of this snapshot", file=sys.stderr)
     if importlib.util.find_spec("bfcl_eval") is not None:
         plan.append(("bfcl:single_turn", {}, AGENTS))
         plan.append(("bfcl:multi_turn", {}, AGENTS))
