@@ -8,6 +8,7 @@
 * :func:`slow_oracle_starter_sdk_default` -- the same with ``Client(url)``, the SDK's default: every
   client builds a fresh SSL context and loads the system CA bundle (~20-120 ms of CPU each, even for
   an ``http://`` URL), which in a ``py:`` agent stalls callbench's event loop too.
+* :func:`serve` -- :func:`slow_oracle_starter` as an ``http:`` agent service in a process of its own.
 * :class:`SlowOracle` -- the same "model" (oracle + the same sleep per turn) as a callbench
   :class:`~callbench.providers.base.Provider`, for the offline loop: the same cases, turns and sleeps
   through callbench's own round loop.
@@ -16,10 +17,12 @@ Model turns per case = gold-path turns + 1 final text turn (:func:`model_turns`)
 ``CALLBENCH_BENCH_LATENCY`` (seconds) overrides the latency, also for the CLI subprocess.
 
     PYTHONPATH=bench python bench/agent_helpers.py   # one pass over the starter suite, each side
+    python bench/agent_helpers.py --serve            # the same agent as an http: service (prints the port)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib
 import os
@@ -154,10 +157,34 @@ class SlowOracle(Provider):
         return {"provider": self.name, "latency_s": LATENCY_S}
 
 
-def main() -> None:
-    """One pass over the starter suite through both sides; prints pass counts and turns."""
+async def serve(port: int, max_seconds: float) -> None:
+    """:func:`slow_oracle_starter` as an ``http:`` agent service on 127.0.0.1 (POST the request JSON
+    to ``/agent``; the reply is ``{"answer": ...}``): the agent's MCP client then runs in a process of
+    its own, so the caller's CPU time is callbench's alone. Prints the port; stops after ``max_seconds``."""
+    from aiohttp import web
+
+    async def handle(request: web.Request) -> web.Response:
+        body = await request.json()
+        return web.json_response({"answer": await slow_oracle_starter(body["instruction"], body["mcp_url"])})
+
+    app = web.Application()
+    app.router.add_post("/agent", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port)
+    await site.start()
+    starter()  # load the suite before the first request, not during it
+    print(runner.addresses[0][1], flush=True)
+    try:
+        await asyncio.sleep(max_seconds)
+    finally:
+        await runner.cleanup()
+
+
+def sanity_pass() -> None:
+    """One pass over the starter suite through each side; prints pass counts and turns."""
     # Run as a script this file is ``__main__``; ``py:agent_helpers:...`` imports it again as
-    # ``agent_helpers``, with a counter of its own: use that module on both sides.
+    # ``agent_helpers``, with a counter of its own: use that module on every side.
     helpers = importlib.import_module("agent_helpers")
     suite = starter()
     expected = sum(model_turns(c) for c in suite.cases)
@@ -176,6 +203,19 @@ def main() -> None:
             f"{label:>9}: {passed}/{len(records)} pass task-completion, "
             f"{helpers.COUNTER.turns} turns (plan: {expected}), {time.perf_counter() - started:.2f} s"
         )
+
+
+def main() -> None:
+    """``--serve``: the ``http:`` agent service; otherwise a sanity pass over the starter suite."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--serve", action="store_true", help="run the http: agent service (prints its port)")
+    parser.add_argument("--port", type=int, default=0, help="--serve: port on 127.0.0.1 (default: any free)")
+    parser.add_argument("--max-seconds", type=float, default=900.0, help="--serve: stop after this long")
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(serve(args.port, args.max_seconds))
+    else:
+        sanity_pass()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """MCP overhead: time added per tool call when an agent calls a case's tools over MCP (issue 14).
 
-Part 1 (this script): the same starter tool is called N times through one executor session
+Part 1 (:func:`measure_call_overhead`): the same starter tool is called N times through one executor session
 
 * ``direct``      -- ``session.call`` plus the reply text, as callbench's offline loop executes a call;
 * ``mcp 2026``    -- a real ``mcp`` SDK client over streamable HTTP to :class:`CaseToolServer` on
@@ -16,12 +16,28 @@ server share this process and its event loop, as they do for ``py:`` agents; a `
 client runs in its own process, so there the server's share (``raw ...``) is what callbench adds.
 Target: <= 2 ms median added per call.
 
-Part 2 (wall / ideal for 200 agent cases at --concurrency 50) is appended after
-:func:`print_call_overhead` as its own functions; :func:`main` calls each part in turn.
+Part 2 (:func:`measure_agent_wall`): wall / ideal for about 200 agent cases at ``--concurrency 50``
+with a model that takes 100 ms per turn (target <= 1.2). The cases are the starter suite's 16 repeated
+with ``--trials`` (13 trials: 208 cases); the "model" is callbench's ``oracle`` playing each case's
+gold path after an ``asyncio.sleep(0.1)`` per turn (bench/agent_helpers.py), so ideal = model turns x
+0.1 s / 50 and every case must pass. Sides, each timed around one ``callbench.run`` (median of 3):
+
+* ``offline engine`` -- callbench's own loop with that model as a ``Provider`` (no MCP);
+* ``agent engine``   -- ``--agent py:agent_helpers:slow_oracle_starter``: the same script as an agent
+  loop on the official ``mcp`` client, in this process (its client's CPU shares callbench's loop);
+* ``agent http``     -- the same agent as an ``http:`` service in a process of its own: this process's
+  CPU is callbench's alone (engine, MCP server, tools, scoring);
+* ``agent sdk-dflt`` -- the ``py:`` agent on ``mcp.Client(url)``, which builds an SSL context (loads
+  the CA bundle) per connection: what a naive agent costs;
+* ``agent CLI``      -- ``callbench run --agent py:...`` as a subprocess, start-up included.
+
+``--profile`` adds where callbench's CPU goes in the ``agent http`` run (cProfile, per package).
+The machine this runs on is shared: the table prints the load average; compare sides within a run.
 
     python bench/mcp_overhead.py              # 2000 calls per path
     python bench/mcp_overhead.py --calls 500
-    python bench/mcp_overhead.py --quick      # 100 calls per path (smoke run)
+    python bench/mcp_overhead.py --quick      # 100 calls per path, 48 cases, 1 repetition (smoke run)
+    python bench/mcp_overhead.py --part 2 --profile --no-cli
 """
 
 from __future__ import annotations
@@ -199,12 +215,18 @@ class WallRow:
         self.label = label
         self.how = how
         self.walls: list[float] = []
+        self.cpus: list[float] = []
+        """CPU seconds of this process (callbench; plus the agent when it runs in process)."""
         self.spans: list[float] = []
         """Engine span: first case start to last case end (no suite loading, no run-folder writing)."""
 
     @property
     def wall(self) -> float:
         return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float | None:
+        return statistics.median(self.cpus) if self.cpus else None
 
     @property
     def span(self) -> float | None:
@@ -221,13 +243,16 @@ def _helpers() -> Any:
     return importlib.import_module("agent_helpers")
 
 
-def _engine_run(out: Path, plan: Plan, **side: Any) -> tuple[float, float]:
-    """One in-process ``callbench.run`` of the plan; (wall s, engine span s). Every case must pass."""
+def _engine_run(out: Path, plan: Plan, **side: Any) -> tuple[float, float, float]:
+    """One in-process ``callbench.run`` of the plan: (wall s, CPU s of this process, engine span s).
+    Every case must pass."""
+    cpu = time.process_time()
     started = time.perf_counter()
     result = callbench.run(
         SUITE, out_dir=out, trials=plan.trials, concurrency=plan.concurrency, progress="quiet", **side
     )
     wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     records = result.records
     assert len(records) == plan.cases, (len(records), plan.cases)
     errors = [r.key for r in records if r.status != "completed"]
@@ -236,7 +261,25 @@ def _engine_run(out: Path, plan: Plan, **side: Any) -> tuple[float, float]:
     assert not failed, f"the oracle failed: {failed[:5]}"
     first = min(r.started_at for r in records)
     last = max(r.started_at + r.duration_ms / 1000 for r in records)
-    return wall, last - first
+    return wall, cpu, last - first
+
+
+def _agent_service(latency: float) -> tuple[Any, str]:
+    """Start ``bench/agent_helpers.py --serve`` (the same agent as an ``http:`` service, in a process
+    of its own); returns (process, ``--agent`` spec)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CALLBENCH_BENCH_LATENCY": str(latency)}
+    process = subprocess.Popen(
+        [sys.executable, str(BENCH / "agent_helpers.py"), "--serve", "--max-seconds", "1800"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    port = int(process.stdout.readline())
+    return process, f"http:http://127.0.0.1:{port}/agent"
 
 
 def _cli_argv() -> list[str]:
@@ -281,31 +324,93 @@ def measure_agent_wall(
     helpers = _helpers()
     helpers.LATENCY_S = latency
     plan = Plan(helpers, cases, concurrency, latency)
+    service, http_spec = _agent_service(latency)
     sides: list[tuple[WallRow, dict[str, Any]]] = [
         (
             WallRow("offline engine", "callbench's own loop; model = oracle + sleep per turn"),
             {"model": helpers.SlowOracle(), "cache": False},
         ),
-        (WallRow("agent engine", f"callbench.run(agent={AGENT_SPEC!r})"), {"agent": AGENT_SPEC}),
         (
-            WallRow("agent sdk-dflt", f"the same agent on mcp.Client(url) ({SDK_DEFAULT_SPEC})"),
+            WallRow("agent engine", f"callbench.run(agent={AGENT_SPEC!r}): agent in process"),
+            {"agent": AGENT_SPEC},
+        ),
+        (
+            WallRow(
+                "agent http", "the same agent as an http: service in its own process (CPU: callbench's alone)"
+            ),
+            {"agent": http_spec},
+        ),
+        (
+            WallRow("agent sdk-dflt", f"{SDK_DEFAULT_SPEC}: the agent on mcp.Client(url), in process"),
             {"agent": SDK_DEFAULT_SPEC},
         ),
     ]
     cli_row = WallRow("agent CLI", f"callbench run --agent {AGENT_SPEC} (subprocess, start-up included)")
-    with tempfile.TemporaryDirectory() as tmp:
-        for row, side in sides:  # warm-up: first-use imports and suite loading are not the figure
-            _engine_run(Path(tmp) / f"warm-{row.label}", Plan(helpers, 1, concurrency, latency), **side)
-        for rep in range(repeat):
-            for row, side in sides:
-                helpers.COUNTER.reset()
-                wall, span = _engine_run(Path(tmp) / f"{rep}-{row.label}", plan, **side)
-                assert helpers.COUNTER.turns == plan.turns, (row.label, helpers.COUNTER.turns, plan.turns)
-                row.walls.append(wall)
-                row.spans.append(span)
-            if cli:
-                cli_row.walls.append(_cli_run(Path(tmp) / f"{rep}-cli", plan))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for row, side in sides:  # warm-up: first-use imports and suite loading are not the figure
+                _engine_run(Path(tmp) / f"warm-{row.label}", Plan(helpers, 1, concurrency, latency), **side)
+            for rep in range(repeat):
+                for row, side in sides:
+                    helpers.COUNTER.reset()
+                    wall, cpu, span = _engine_run(Path(tmp) / f"{rep}-{row.label}", plan, **side)
+                    if "agent" not in side or side["agent"].startswith("py:"):  # counted in this process
+                        assert helpers.COUNTER.turns == plan.turns, (row.label, helpers.COUNTER.turns)
+                    row.walls.append(wall)
+                    row.cpus.append(cpu)
+                    row.spans.append(span)
+                if cli:
+                    cli_row.walls.append(_cli_run(Path(tmp) / f"{rep}-cli", plan))
+    finally:
+        service.terminate()
+        service.wait()
     return plan, [row for row, _ in sides] + ([cli_row] if cli else [])
+
+
+def _package_of(filename: str, function: str) -> str:
+    """A profile entry's package: ``h11``, ``mcp``, ``callbench/harness``, ``asyncio``, ``C:<name>``..."""
+    if "site-packages/" in filename:
+        return filename.split("site-packages/", 1)[1].split("/", 1)[0].removesuffix(".py")
+    if "/callbench/" in filename:
+        return "callbench/" + filename.rsplit("/callbench/", 1)[1].split("/", 1)[0].removesuffix(".py")
+    if filename == "~":  # a C function: name the method (validate_python, poll, ...)
+        return "C:" + (function.split("'")[1] if "'" in function else function)
+    if "/lib/python3" in filename:
+        return filename.split("/lib/python3", 1)[1].split("/", 2)[1].removesuffix(".py")
+    return Path(filename).stem
+
+
+def profile_callbench_side(cases: int, concurrency: int, latency: float, top: int = 14) -> None:
+    """Where callbench's CPU goes in an agent run: one ``callbench.run`` with the agent as an ``http:``
+    service in its own process (so this process is callbench alone) under cProfile, its own time
+    summed per package, as shares of the busy time (waiting in ``epoll`` left out)."""
+    import cProfile
+    import pstats
+
+    helpers = _helpers()
+    helpers.LATENCY_S = latency
+    plan = Plan(helpers, cases, concurrency, latency)
+    service, spec = _agent_service(latency)
+    profiler = cProfile.Profile()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            _engine_run(Path(tmp) / "warm", Plan(helpers, 1, concurrency, latency), agent=spec)
+            profiler.enable()
+            _engine_run(Path(tmp) / "profiled", plan, agent=spec)
+            profiler.disable()
+    finally:
+        service.terminate()
+        service.wait()
+    shares: dict[str, float] = {}
+    for (filename, _line, function), entry in pstats.Stats(profiler).stats.items():
+        package = _package_of(filename, function)
+        shares[package] = shares.get(package, 0.0) + entry[2]  # own time
+    shares.pop("C:poll", None)
+    busy = sum(shares.values())
+    print(f"where callbench's CPU goes ({plan.cases} cases, agent over http: in its own process; cProfile")
+    print(f"own time per package, as a share of {busy:.2f} s busy -- the profiler inflates Python code):")
+    for package, seconds in sorted(shares.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {100 * seconds / busy:5.1f}%  {package}")
 
 
 def print_agent_wall(plan: Plan, rows: list[WallRow], repeat: int) -> None:
@@ -314,18 +419,22 @@ def print_agent_wall(plan: Plan, rows: list[WallRow], repeat: int) -> None:
         f"wall / ideal: {plan.cases} cases ({SUITE}: {plan.per_pass} cases x {plan.trials} trials), "
         f"--concurrency {plan.concurrency}, {plan.latency * 1000:g} ms per model turn, median of {repeat}"
     )
-    print("ideal = model turns x latency / concurrency; span = first case start to last case end")
+    print(
+        "ideal = model turns x latency / concurrency; span = first case start to last case end; "
+        "cpu = this process's CPU time"
+    )
     print(
         f"{'side':>15} {'cases':>6} {'turns':>6} {'ideal s':>8} {'wall s':>8} {'wall/ideal':>10} "
-        f"{'span s':>7} {'span/ideal':>10}"
+        f"{'span s':>7} {'span/ideal':>10} {'cpu ms/case':>11}"
     )
     for row in rows:
         span = "-".rjust(7) + " " + "-".rjust(10)
         if row.span is not None:
             span = f"{row.span:>7.2f} {row.span / plan.ideal_s:>10.2f}"
+        cpu = f"{row.cpu / plan.cases * 1000:>11.1f}" if row.cpu is not None else "-".rjust(11)
         print(
             f"{row.label:>15} {plan.cases:>6} {plan.turns:>6} {plan.ideal_s:>8.2f} {row.wall:>8.2f} "
-            f"{row.wall / plan.ideal_s:>10.2f} {span}"
+            f"{row.wall / plan.ideal_s:>10.2f} {span} {cpu}"
         )
     for row in rows:
         print(f"  {row.label}: {row.how}")
@@ -361,6 +470,9 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="part 2 without the CLI subprocess")
     parser.add_argument("--part", choices=("1", "2", "both"), default="both")
     parser.add_argument(
+        "--profile", action="store_true", help="part 2: also profile callbench's side of one agent run"
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="smoke run: 100 calls per path, 48 cases, 1 repetition"
     )
     args = parser.parse_args()
@@ -373,6 +485,9 @@ def main() -> None:
     print()
     plan, walls = measure_agent_wall(cases, args.concurrency, args.latency, repeat, cli=not args.no_cli)
     print_agent_wall(plan, walls, repeat)
+    if args.profile:
+        print()
+        profile_callbench_side(cases, args.concurrency, args.latency)
     if rows:
         print()
         print_side_by_side(rows, plan, walls)
