@@ -207,8 +207,8 @@ def test_run_names_an_unknown_keyword_in_one_line(tmp_path: Path) -> None:
 def test_run_keywords_are_the_option_groups_fields() -> None:
     """``RunOptions`` (run's typed keywords), the groups and ``RunConfig`` list the same options."""
     group_names = {f.name for group in (Selection, EngineLimits, Output) for f in fields(group)}
-    assert set(get_type_hints(RunOptions)) == group_names | {"settings", "harness_mode"}
-    own = {"suites", "model", "tiers", "harness_mode", "settings"}
+    assert set(get_type_hints(RunOptions)) == group_names | {"settings", "harness_mode", "agent"}
+    own = {"suites", "model", "agent", "tiers", "harness_mode", "settings"}
     assert {f.name for f in fields(RunConfig)} == group_names | own
     defaults = RunConfig()
     for group in (Selection(), EngineLimits(), Output()):

@@ -144,6 +144,7 @@ class RunOptions(TypedDict, total=False):
     suite_options: Mapping[str, Any]
     data: str | Path | None
     registry: str | Path | None
+    tools: str | None
     concurrency: int
     delay_s: float
     rpm: float | None
