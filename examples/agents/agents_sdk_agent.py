@@ -8,7 +8,8 @@ attached with ``MCPServerStreamableHttp`` and the model is reached through Chat 
     callbench run --agent 'cmd:python examples/agents/agents_sdk_agent.py --model M' --suite starter
 
 Exit status 0 with the final answer on stdout (and in ``CALLBENCH_ANSWER_FILE`` when set); 1 with
-one line on stderr on any failure.
+one line on stderr on any failure. In-process, the same code is ``--agent py:agents_sdk_agent:agent``
+(with this folder on ``PYTHONPATH`` and the model in ``CALLBENCH_AGENT_MODEL``).
 """
 
 from __future__ import annotations
@@ -35,9 +36,18 @@ def env(name: str, required: bool = True) -> str:
     return value
 
 
-async def run(model: str, max_turns: int, max_retries: int) -> str:
-    """Run the agent once; returns its final output as text."""
-    instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
+async def agent(
+    instruction: str, mcp_url: str, *, model: str = "", max_turns: int = 12, max_retries: int = 2
+) -> str:
+    """Run the agent once; returns its final output as text.
+
+    The in-process entry point (``--agent py:agents_sdk_agent:agent``) and what :func:`main` runs.
+    The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; ``CALLBENCH_SYSTEM_PROMPT``, when set, is
+    the agent's instructions.
+    """
+    model = model or env("CALLBENCH_AGENT_MODEL", required=False)
+    if not model:
+        raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
     system = env("CALLBENCH_SYSTEM_PROMPT", required=False) or None  # None: no system message
     config = RunConfig(
         tracing_disabled=True,
@@ -50,25 +60,26 @@ async def run(model: str, max_turns: int, max_retries: int) -> str:
     )
     # A tool call can wait on a slow tool: give the MCP session more than the SDK's 5 s default.
     server = MCPServerStreamableHttp({"url": mcp_url}, name="callbench", client_session_timeout_seconds=60)
-    llm = AsyncOpenAI(max_retries=max_retries)
     try:
         await server.connect()
     except Exception as exc:
         raise AgentError(f"cannot reach the MCP server at {mcp_url}: {first_leaf(exc)}") from exc
+    llm = AsyncOpenAI(max_retries=max_retries)
     try:
-        agent = Agent(
+        assistant = Agent(
             name="assistant",
             instructions=system,
             model=OpenAIChatCompletionsModel(model=model, openai_client=llm),
             mcp_servers=[server],
         )
-        result = await Runner.run(agent, instruction, max_turns=max_turns, run_config=config)
+        result = await Runner.run(assistant, instruction, max_turns=max_turns, run_config=config)
     except APIConnectionError as exc:
         raise AgentError(f"cannot reach the model endpoint at {llm.base_url}: {exc}") from exc
     except APIStatusError as exc:
         raise AgentError(f"the model endpoint answered HTTP {exc.status_code}: {exc.message}") from exc
     finally:
         await server.cleanup()
+        await llm.close()  # in-process (py:), many cases share one event loop
     return str(result.final_output or "")
 
 
@@ -81,16 +92,18 @@ def first_leaf(error: BaseException) -> BaseException:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default=os.environ.get("CALLBENCH_AGENT_MODEL", ""))
+    parser.add_argument("--model", default="", help="model name (default: $CALLBENCH_AGENT_MODEL)")
     parser.add_argument("--max-turns", type=int, default=12, help="model turns before giving up")
     parser.add_argument("--max-retries", type=int, default=2, help="retries of a failed model request")
     args = parser.parse_args()
     # Library warnings (the SDK logs failed tool calls) would blur the one-line error on stderr.
     logging.getLogger().setLevel(logging.ERROR)
     try:
-        if not args.model:
-            raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
-        answer = asyncio.run(run(args.model, args.max_turns, args.max_retries))
+        instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
+        run = agent(
+            instruction, mcp_url, model=args.model, max_turns=args.max_turns, max_retries=args.max_retries
+        )
+        answer = asyncio.run(run)
     except Exception as exc:  # noqa: BLE001 - an agent reports any failure as one line and exits 1
         leaf = first_leaf(exc)
         reason = str(leaf) if isinstance(leaf, AgentError) else f"{type(leaf).__name__}: {leaf}"

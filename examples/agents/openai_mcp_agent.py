@@ -9,7 +9,9 @@ the MCP server's tools to the model as function tools and loops model -> tool ca
 
     callbench run --agent 'cmd:python examples/agents/openai_mcp_agent.py --model M' --suite starter
 
-Exit status 0 with the answer on stdout; 1 with one line on stderr on any failure.
+Exit status 0 with the answer on stdout; 1 with one line on stderr on any failure. In-process, the
+same loop is ``--agent py:openai_mcp_agent:agent`` (with this folder on ``PYTHONPATH`` and the
+model in ``CALLBENCH_AGENT_MODEL``).
 """
 
 from __future__ import annotations
@@ -85,14 +87,24 @@ async def complete(llm: AsyncOpenAI, **request: Any) -> Any:
         raise AgentError(f"the model endpoint answered HTTP {exc.status_code}: {exc.message}") from exc
 
 
-async def run(model: str, max_rounds: int, max_retries: int) -> str:
-    """The agent loop; returns the model's final text."""
-    instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
+async def agent(
+    instruction: str, mcp_url: str, *, model: str = "", max_rounds: int = 12, max_retries: int = 2
+) -> str:
+    """The agent loop; returns the model's final text.
+
+    The in-process entry point (``--agent py:openai_mcp_agent:agent``) and what :func:`main` runs.
+    The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; ``CALLBENCH_SYSTEM_PROMPT``, when set, is
+    the system message.
+    """
+    model = model or env("CALLBENCH_AGENT_MODEL", required=False)
+    if not model:
+        raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
     system = env("CALLBENCH_SYSTEM_PROMPT", required=False)
-    llm = AsyncOpenAI(max_retries=max_retries)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": instruction})
     async with AsyncExitStack() as stack:
+        # Closed with the stack: in-process (py:), many cases share one event loop.
+        llm = await stack.enter_async_context(AsyncOpenAI(max_retries=max_retries))
         mcp = await connect(stack, mcp_url)
         tools = await list_tools(mcp)
         for _ in range(max_rounds):
@@ -128,16 +140,18 @@ def first_leaf(error: BaseException) -> BaseException:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default=os.environ.get("CALLBENCH_AGENT_MODEL", ""))
+    parser.add_argument("--model", default="", help="model name (default: $CALLBENCH_AGENT_MODEL)")
     parser.add_argument("--max-rounds", type=int, default=12, help="model turns before giving up")
     parser.add_argument("--max-retries", type=int, default=2, help="retries of a failed model request")
     args = parser.parse_args()
     # Library warnings (e.g. a call of an unlisted tool) would blur the one-line error on stderr.
     logging.getLogger().setLevel(logging.ERROR)
     try:
-        if not args.model:
-            raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
-        answer = asyncio.run(run(args.model, args.max_rounds, args.max_retries))
+        instruction, mcp_url = env("CALLBENCH_INSTRUCTION"), env("CALLBENCH_MCP_URL")
+        run = agent(
+            instruction, mcp_url, model=args.model, max_rounds=args.max_rounds, max_retries=args.max_retries
+        )
+        answer = asyncio.run(run)
     except Exception as exc:  # noqa: BLE001 - an agent reports any failure as one line and exits 1
         leaf = first_leaf(exc)
         reason = str(leaf) if isinstance(leaf, AgentError) else f"{type(leaf).__name__}: {leaf}"
