@@ -252,7 +252,7 @@ def test_records_carry_the_round_budget_each_case_ran_with(tmp_path: Path) -> No
 def test_a_request_shared_with_other_cases_never_touches_a_finished_case() -> None:
     """A request started in one case's context may outlive it (a shared judge request in its own
     task, awaited by several cases): it must not move, or crash on, the first case's finished clock."""
-    from callbench.harness.engine import CaseClock
+    from callbench.harness.clock import CaseClock
     from callbench.providers.model import endpoint_waits
 
     async def shared_request() -> str:
@@ -282,7 +282,7 @@ def test_a_request_shared_with_other_cases_never_touches_a_finished_case() -> No
 def test_awaiting_a_shared_request_is_endpoint_time() -> None:
     """A case awaiting a request that runs in another task (``endpoint_time``) is waiting on the
     endpoint: a limit that runs out there is a CaseTimeout, not the model's timeout."""
-    from callbench.harness.engine import CaseClock
+    from callbench.harness.clock import CaseClock
     from callbench.providers.model import endpoint_time, endpoint_waits
 
     async def scenario(wrap: bool) -> str:

@@ -1,8 +1,9 @@
 """The engine: loads suites, runs cases concurrently (rounds within a case in order), scores,
 appends records as each case finishes, resumes, and writes the summary.
 
-The case time limit is kept by a :class:`CaseClock` that charges the model only for its own time;
-see docs/providers.md, "Case time limit"."""
+A case is played by a model in callbench's own loop (:mod:`callbench.harness.loop`, under the case time
+limit of :mod:`callbench.harness.clock`) or by an agent under test in its own loop
+(:mod:`callbench.harness.agent_episode`, ``--agent``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor, ExecutorSession
 from callbench.harness.agent_episode import run_agent_episode
+from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError
 from callbench.harness.config import RunConfig
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
@@ -44,115 +45,6 @@ WORKDIR_PREFIX = "callbench-"
 _WORKDIR = re.compile(r"callbench-(\d+)-\d+")
 """Per-case work folders: ``<tempdir>/callbench-<pid>-<n>``."""
 T = TypeVar("T")
-
-CASE_TIMEOUT = "CaseTimeout"
-"""Error type of a case whose time limit ran out while the harness was waiting on the endpoint."""
-
-
-class CaseTimeoutError(Exception):
-    """The case has no time left to wait on the endpoint (raised before a request is sent)."""
-
-
-class CaseClock:
-    """A case's time limit, charging the model only for the time it is responsible for.
-
-    Two readings of one limit (``limit_s``):
-
-    * **model time**, the wall time minus the time spent waiting on the endpoint (rate limiter,
-      requests in flight, retry backoff; reported by :class:`~callbench.providers.model.Model`
-      through ``endpoint_waits``). Tools, built-in agents and the harness run on model time; when
-      it reaches the limit the case stops as a scored ``timeout``;
-    * **wall time**, which bounds the waits: the harness waits on the endpoint only until
-      ``limit_s`` of wall time have passed. A wait cut by it, or one that would start after it,
-      makes the case an error record (``CaseTimeout``), which ``--resume`` re-runs.
-
-    One ``asyncio.timeout_at`` scope carries whichever deadline applies now: the wall deadline
-    during a wait, the model-time deadline otherwise (never earlier than the wall deadline).
-    ``charged_to`` says which one was armed, so it still tells after the timeout fired.
-
-    Only waits of the case's own task count: a request another task makes (a shared judge request
-    started in this case's context, which other cases await too) may outlive the case, and must
-    not move its deadline. Once the case is over the clock ignores everything.
-    """
-
-    def __init__(self, limit_s: float) -> None:
-        self.limit_s = limit_s
-        self._loop = asyncio.get_running_loop()
-        self.started = self._loop.time()
-        self.waited_s = 0.0
-        """Seconds of finished waits on the endpoint."""
-        self.waiting_for = ""
-        """What the current (or last) wait was for: ``request``, ``retry backoff``..."""
-        self.charged_to: str = "model"
-        """``model`` or ``endpoint``: whose deadline the scope carries now."""
-        self._depth = 0
-        self._wait_started = 0.0
-        self._scope: asyncio.Timeout | None = None
-        self._task: asyncio.Task[Any] | None = None
-
-    async def run(self, episode: Awaitable[T]) -> T:
-        """Await ``episode`` under the limit.
-
-        Raises ``TimeoutError`` when it fires (see :attr:`charged_to`).
-        """
-        # A timeout scope in this task, not wait_for's extra task: the context variable that
-        # carries the clock reaches the model, and no task is created per case.
-        self._task = asyncio.current_task()
-        self._scope = asyncio.timeout_at(self.started + self.limit_s)
-        try:
-            async with self._scope:
-                return await episode
-        finally:
-            self._task = None
-
-    def _listening(self) -> bool:
-        return self._task is not None and asyncio.current_task() is self._task
-
-    def expired(self) -> bool:
-        """True once the limit fired."""
-        return self._scope is not None and self._scope.expired()
-
-    def begin(self) -> None:
-        """A wait on the endpoint starts. Raises :class:`CaseTimeoutError` past the wall deadline."""
-        if not self._listening():
-            return
-        if self._depth == 0:
-            now = self._loop.time()
-            if now >= self.started + self.limit_s:
-                self.waiting_for = "request"
-                raise CaseTimeoutError(self.message(now))
-            self._wait_started = now
-            self._arm("endpoint", self.started + self.limit_s)
-        self._depth += 1
-
-    def note(self, what: str) -> None:
-        if self._listening():
-            self.waiting_for = what
-
-    def end(self) -> None:
-        if not self._listening():
-            return
-        self._depth -= 1
-        if self._depth == 0:
-            self.waited_s += self._loop.time() - self._wait_started
-            self._arm("model", self.started + self.waited_s + self.limit_s)
-
-    def _arm(self, charged_to: str, when: float) -> None:
-        # Once fired, the scope keeps the deadline (and charged_to the owner) it fired with.
-        if self._scope is not None and not self._scope.expired():
-            self.charged_to = charged_to
-            if self._scope.when() != when:  # a case's first wait keeps the deadline it started with
-                self._scope.reschedule(when)
-
-    def message(self, now: float | None = None) -> str:
-        """Why a case became a ``CaseTimeout`` error record (one line)."""
-        now = self._loop.time() if now is None else now
-        waited = self.waited_s + (now - self._wait_started if self._depth else 0.0)
-        return (
-            f"case time limit of {self.limit_s:g}s ran out while waiting on the endpoint "
-            f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "
-            "were spent waiting on the endpoint, which is never charged to the model"
-        )
 
 
 @dataclass

@@ -19,15 +19,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from callbench.errors import ConfigError
+from callbench.report.terminal import AGENT_MODE, agent_failure, printable, run_subject
 
 if TYPE_CHECKING:
     from callbench.types.records import CaseRecord, RunHeader
     from callbench.types.trace import RoundInfo, TraceCall
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
-
-AGENT_MODE = "agent-under-test"
-"""The harness mode of ``callbench run --agent`` (the user's agent runs its own loop)."""
 
 
 def tenths(value: float) -> str:
@@ -210,8 +208,6 @@ class PlainProgress:
         self.tally = RunTally(total=total, agent=getattr(header, "harness_mode", None) == AGENT_MODE)
         line = f"run {header.run_id}: {total} case runs"
         if getattr(header, "harness_mode", None) == AGENT_MODE:
-            from callbench.report.watch import printable
-
             line += f" · {printable(run_subject(header))} · harness mode {AGENT_MODE}"
         self._print(line)
 
@@ -235,37 +231,6 @@ def case_outcome(record: CaseRecord) -> str:
     flags = " ".join(f"{_short(t)}={'PASS' if v.passed else 'FAIL'}" for t, v in record.verdicts.items())
     failure = agent_failure(record)
     return f"{head} {flags}" + (f" {failure}" if failure else "")
-
-
-def agent_failure(record: CaseRecord) -> str | None:
-    """An agent under test's failure on one line (``agent_crashed (exit 3)``,
-    ``agent_timeout (after 30000 ms)``), or ``None`` when it answered or the run measured a model.
-
-    Without it a crashing agent reads like a model that answered wrongly.
-    """
-    agent = record.trace.agent
-    if agent is None or agent.outcome == "answer":
-        return None
-    if agent.exit_code is not None:
-        detail = f"exit {agent.exit_code}"
-    elif agent.outcome == "agent_timeout":
-        detail = f"after {agent.duration_ms:.0f} ms"
-    else:
-        detail = " ".join(agent.message.split())[:120]
-    # The outcome and message come from the agent's side: never let them drive the terminal.
-    from callbench.report.watch import printable
-
-    return printable(f"{agent.outcome} ({detail})" if detail else agent.outcome)
-
-
-def run_subject(header: RunHeader) -> str:
-    """What a run measures, for progress and watch headers: ``model X`` or ``agent SPEC (kind)``."""
-    provider = getattr(header, "provider", None) or {}
-    if getattr(header, "harness_mode", None) == AGENT_MODE:
-        spec = str(provider.get("agent") or header.model.removeprefix("agent:"))
-        kind = provider.get("kind")
-        return f"agent {spec}" + (f" ({kind})" if kind else "")
-    return f"model {header.model}"
 
 
 def make_observers(config: Any) -> list[Any]:

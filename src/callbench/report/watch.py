@@ -13,7 +13,6 @@ driving the terminal; known API keys are blanked.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,34 +20,15 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from callbench.secrets import scrub
+from callbench.report.terminal import AGENT_MODE, agent_failure, printable, run_subject
 
 if TYPE_CHECKING:
     from callbench.types.records import CaseRecord, RunHeader
     from callbench.types.trace import RoundInfo, TraceCall
 
 
-# C0 controls but newline and tab, DEL, C1 controls (0x9b is a one-byte CSI), and the bidi
-# embeddings/overrides/isolates that reorder what a reader sees.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 STDERR_LINES = 20
 """Lines of an agent's stderr tail ``--watch`` prints after a failure (the record keeps the whole tail)."""
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """``text`` safe for a terminal: control characters escaped (``\\x1b``), known keys blanked.
-
-    Newlines and tabs are kept: they are how model text is laid out, and cannot move the cursor
-    anywhere a reader would not expect.
-    """
-    return _CONTROL.sub(_escape, scrub(text))
 
 
 def json_line(value: Any, limit: int = 400) -> str:
@@ -144,7 +124,6 @@ class WatchObserver:
             self.console.print(Text(f"{label} │ ", style="dim").append_text(line))
 
     def on_run_start(self, header: RunHeader, total: int) -> None:
-        from callbench.report.progress import AGENT_MODE, run_subject
 
         subject, mode = printable(run_subject(header)), header.harness_mode
         text = f"watching {total} case run(s) · {subject} · harness mode {mode}"
@@ -253,7 +232,6 @@ class WatchObserver:
 
     def _print_agent(self, label: str, record: CaseRecord) -> None:
         """An agent under test's failure and the tail of its stderr (its own words, escaped)."""
-        from callbench.report.progress import agent_failure
 
         failure = agent_failure(record)
         agent = record.trace.agent
