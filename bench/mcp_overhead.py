@@ -257,11 +257,20 @@ def _engine_run(out: Path, plan: Plan, **side: Any) -> tuple[float, float, float
     assert len(records) == plan.cases, (len(records), plan.cases)
     errors = [r.key for r in records if r.status != "completed"]
     assert not errors, f"error records: {errors[:5]}"
-    failed = [r.key for r in records if not r.verdicts["task-completion-execution"].passed]
-    assert not failed, f"the oracle failed: {failed[:5]}"
+    failed = [r for r in records if not r.verdicts["task-completion-execution"].passed]
+    assert not failed, f"the oracle failed {len(failed)} cases, e.g. {_failure(failed[0])}"
     first = min(r.started_at for r in records)
     last = max(r.started_at + r.duration_ms / 1000 for r in records)
     return wall, cpu, last - first
+
+
+def _failure(record: Any) -> str:
+    """One failed record in a line: key, failing tiers and codes, the agent's outcome, the calls."""
+    tiers = {t: v.codes for t, v in record.verdicts.items() if not v.passed}
+    agent = record.trace.agent
+    outcome = f"{agent.outcome}: {agent.message} {agent.stderr_tail[-300:]}" if agent else "-"
+    calls = [(c.tool, c.execution) for c in record.trace.calls]
+    return f"{record.key}: {tiers}; agent {outcome}; calls {calls}"
 
 
 def _agent_service(latency: float) -> tuple[Any, str]:
@@ -373,8 +382,9 @@ def _package_of(filename: str, function: str) -> str:
         return filename.split("site-packages/", 1)[1].split("/", 1)[0].removesuffix(".py")
     if "/callbench/" in filename:
         return "callbench/" + filename.rsplit("/callbench/", 1)[1].split("/", 1)[0].removesuffix(".py")
-    if filename == "~":  # a C function: name the method (validate_python, poll, ...)
-        return "C:" + (function.split("'")[1] if "'" in function else function)
+    if filename == "~":  # a C function: name the method (validate_python, poll, gc.collect, ...)
+        name = function.split("'")[1] if "'" in function else function
+        return "C:" + name.removeprefix("<built-in method ").removesuffix(">")
     if "/lib/python3" in filename:
         return filename.split("/lib/python3", 1)[1].split("/", 2)[1].removesuffix(".py")
     return Path(filename).stem
