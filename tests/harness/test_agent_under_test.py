@@ -321,3 +321,92 @@ def test_rounds_are_reconstructed_from_call_timing_for_display_only() -> None:
     rounds = reconstruct_rounds(trace)
     assert [r.call_ids for r in rounds] == [["c0", "c1"], ["c2"], []]
     assert [c.round for c in trace.calls] == [1, 1, 2] and rounds[-1].text == "ok"
+
+
+# --- http: agents --------------------------------------------------------------------------------
+
+
+class AgentService:
+    """A user's agent service on 127.0.0.1: calls ``echo`` over MCP, then replies as ``mode`` says."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.requests: list[dict[str, Any]] = []
+
+    async def handle(self, request: Any) -> Any:
+        from aiohttp import web
+        from mcp import Client
+
+        body = await request.json()
+        self.requests.append(body)
+        async with Client(body["mcp_url"]) as client:
+            await client.call_tool("echo", {"text": "hi"})
+        if self.mode == "json":
+            return web.json_response({"answer": "done: hi"})
+        if self.mode == "text":
+            return web.Response(text="plain done")
+        if self.mode == "malformed":
+            return web.Response(text='{"answer": "done', content_type="application/json")
+        return web.Response(status=500, text="agent service exploded: KeyError('plan')")
+
+
+@pytest.mark.parametrize(
+    ("mode", "outcome", "answer"),
+    [
+        ("json", "answer", "done: hi"),
+        ("text", "answer", "plain done"),
+        ("malformed", "answer", '{"answer": "done'),
+        ("error", "agent_crashed", ""),
+    ],
+)
+def test_an_http_agent_service_is_posted_the_request_and_its_reply_is_recorded_as_it_came(
+    tmp_path: Path, mode: str, outcome: str, answer: str
+) -> None:
+    import asyncio
+    import threading
+
+    from aiohttp import web
+
+    service = AgentService(mode)
+    ready = threading.Event()
+    box: dict[str, Any] = {}
+
+    def serve() -> None:
+        async def main() -> None:
+            app = web.Application()
+            app.router.add_post("/run", service.handle)
+            runner = web.AppRunner(app)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            box["port"] = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            box["stop"] = asyncio.Event()
+            box["loop"] = asyncio.get_running_loop()
+            ready.set()
+            await box["stop"].wait()
+            await runner.cleanup()
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    try:
+        suite = echo_suite(tmp_path, [{"id": "c0"}])
+        record = by_id(run(suite, f"http:http://127.0.0.1:{box['port']}/run", tmp_path / "out"))["c0"]
+    finally:
+        box["loop"].call_soon_threadsafe(box["stop"].set)
+        thread.join(10)
+    (sent,) = service.requests
+    assert (
+        sent["case_id"] == "aut:c0"
+        and sent["instruction"] == "Echo hi."
+        and sent["mcp_url"].startswith("http")
+    )
+    assert record.status == "completed" and record.trace.stop_reason == outcome
+    assert record.trace.final_text == answer and record.trace.calls[0].execution == "ok"
+    if mode == "malformed":
+        assert record.trace.agent and record.trace.agent.details["malformed_reply"] is True
+    if mode == "error":
+        assert record.trace.agent and "KeyError('plan')" in record.trace.agent.stderr_tail
+        assert codes(record) == ["agent_crashed"]
