@@ -57,6 +57,23 @@ PLAYER = "noisy:2"
 TIERS = ("native-function-contract", "real-tool-execution", "task-completion-execution")
 CONCURRENCY = 16
 MODEL = "scripted"
+LOOPBACK_ONLY_CA = """\
+-----BEGIN CERTIFICATE-----
+MIIBqDCCAU2gAwIBAgIUHxFz2HlrXu/TOVetH7tNEOgoF6swCgYIKoZIzj0EAwIw
+KDEmMCQGA1UEAwwdY2FsbGJlbmNoIHRlc3QsIGxvb3BiYWNrIG9ubHkwIBcNMjYx
+MjAxMjIzMTMyWhgPMjEyNjExMDcyMjMxMzJaMCgxJjAkBgNVBAMMHWNhbGxiZW5j
+aCB0ZXN0LCBsb29wYmFjayBvbmx5MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE
+s/AmwI+TkYzzXlkVCgzllwEIiVbH/5Q5qoyEcF9yMtnmcyJEl+HkNdrORkmzqmV4
+1a0rKvnX/Fa4C9q1D4hrwqNTMFEwHQYDVR0OBBYEFLAUxEN1/yMjI6GSG2NFBPt/
+b5kPMB8GA1UdIwQYMBaAFLAUxEN1/yMjI6GSG2NFBPt/b5kPMA8GA1UdEwEB/wQF
+MAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhALv9F8Bt/iOeSMOJRDeSWfnQGvSy3Pjp
+oHJk15oxOXCWAiEA4bIu8oU6PKO/hIIGZOojNQ1EFEE40nm6w/A8WMwXs/4=
+-----END CERTIFICATE-----
+"""
+"""A throwaway self-signed certificate (no key kept) used as the whole trust store: every HTTP
+client the agents create (two per case: model and MCP) loads the trust store, ~60 ms of CPU with
+the system bundle, about a third of the agent runs' time. Every connection here is plain HTTP on
+127.0.0.1, so no certificate is ever checked."""
 
 
 class Played:
@@ -113,9 +130,11 @@ def own_loop(suites: dict[str, Suite], tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest.fixture
-def agent_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+def agent_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
     """The example agents' model settings; ``examples/agents`` importable for ``py:``."""
     monkeypatch.syspath_prepend(str(EXAMPLES))
+    (tmp_path / "ca.pem").write_text(LOOPBACK_ONLY_CA)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))  # httpx reads it (trust_env)
     monkeypatch.setenv("CALLBENCH_AGENT_MODEL", MODEL)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-local")
     monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "1")
