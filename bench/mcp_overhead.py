@@ -412,7 +412,7 @@ def profile_callbench_side(cases: int, concurrency: int, latency: float, top: in
         service.terminate()
         service.wait()
     shares: dict[str, float] = {}
-    for (filename, _line, function), entry in pstats.Stats(profiler).stats.items():
+    for (filename, _line, function), entry in pstats.Stats(profiler).stats.items():  # type: ignore[attr-defined]
         package = _package_of(filename, function)
         shares[package] = shares.get(package, 0.0) + entry[2]  # own time
     shares.pop("C:poll", None)
