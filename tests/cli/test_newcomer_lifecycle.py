@@ -83,7 +83,10 @@ BAD_SETTINGS = [
     (["--thinking-budget", "0"], "--thinking-budget must be an integer of at least 1 (got 0)"),
     (["--reasoning-effort", "max"], "--reasoning-effort must be one of none, minimal, low, medium, high"),
     (["--progress", "loud"], "--progress must be one of auto, rich, plain, quiet (got 'loud')"),
-    (["--mode", "turbo"], "--mode must be one of production-parity, oracle-assisted (got 'turbo')"),
+    (
+        ["--mode", "turbo"],
+        "--mode must be one of production-parity, oracle-assisted, agent-under-test (got 'turbo')",
+    ),
 ]
 
 

@@ -134,6 +134,8 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
         writer.close()
         if prepared.model is not None:
             await prepared.model.aclose()
+        if prepared.agent is not None:
+            await prepared.agent.aclose()
         for executor in {id(job.executor): job.executor for job in jobs}.values():
             await executor.aclose()
         summary = finish_run(prepared, slim)

@@ -123,6 +123,9 @@ class AgentRunner(ABC):
     def describe(self) -> dict[str, Any]:
         return {"provider": "agent-under-test", "kind": self.kind, "agent": self.spec}
 
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release what the runner keeps for the whole run (connections); called once at its end."""
+
 
 class CommandAgent(AgentRunner):
     """``cmd:COMMAND``: one process per case."""
@@ -221,6 +224,8 @@ class HttpAgent(AgentRunner):
             raise ConfigError(f"--agent {spec!r}: expected http:http://HOST[:PORT]/PATH, got {target!r}")
         self.host = parts.hostname
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self._http: Any = None
+        """One aiohttp session for the run: a connection per case would cost more than the request."""
 
     def preflight(self) -> None:
         try:
@@ -236,12 +241,13 @@ class HttpAgent(AgentRunner):
     async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
         import aiohttp
 
+        if self._http is None or self._http.closed:
+            self._http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
         started = time.perf_counter()
         try:
-            async with (
-                aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s)) as http,
-                http.post(self.target, json=request.to_json()) as reply,
-            ):
+            async with self._http.post(
+                self.target, json=request.to_json(), timeout=aiohttp.ClientTimeout(total=timeout_s)
+            ) as reply:
                 body = await reply.text()
                 status, content_type = reply.status, reply.content_type
         except TimeoutError:
@@ -262,6 +268,11 @@ class HttpAgent(AgentRunner):
             result.message = f"the agent service answered HTTP {status}"
             return result
         return _answered(_answer_from_body(body, content_type, result), result)
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+            self._http = None
 
 
 def _answer_from_body(body: str, content_type: str, result: AgentResult) -> str:
