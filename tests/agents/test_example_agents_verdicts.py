@@ -9,11 +9,14 @@ seeded mistake in about three cases of four) from the conversation it is sent.
 (b) an example agent (``--agent py:MODULE:agent``, in-process) drives another such server and calls
     the case's tools over callbench's MCP endpoint.
 
-Per case and per strict tier, (passed, reason codes) must be equal, the case sets complete, and the
-scripts played identical (each run has its own responder, so equal scripts mean each agent fed the
-player the same tool results as the own loop). Failures for several reasons must exist, or the
-comparison would be all-pass against all-pass. One case per agent also runs through ``cmd:`` (a
-subprocess, ~3 s of imports each) to cover that path.
+Per case, these must be equal: the calls callbench received (tool and arguments, in order), what the
+model was told each call returned (less the continuation guidance the own loop's production-parity
+mode appends, which an agent under test does not get), the final answer, and per strict tier
+(passed, reason codes). The case sets must be complete and the scripts identical (each run has its
+own responder). Failures for several reasons must exist, or the comparison would be all-pass against
+all-pass: with ``noisy:2``, 8 of 16 starter and 152 of 220 genomics cases fail task completion, with
+6 and 9 distinct reason codes. One case per agent also runs through ``cmd:`` (a subprocess, ~3 s of
+imports each) to cover that path.
 
 The Agents SDK answers some calls itself, without calling MCP: calls of unknown tools, arguments
 that are not a JSON object (examples/agents/README.md) and, in openai-agents 0.24, calls that lack
@@ -24,7 +27,9 @@ callbench's. ``noisy:2`` makes such calls (``missing_key``, and ``wrong_tool`` w
 arguments). For the SDK agent the test therefore asserts the exact expected difference: its MCP
 calls are the own loop's calls minus exactly those the SDK pre-empts (computed from the script and
 the schemas it listed), and its verdicts are what callbench's scorers give the own loop's trace
-without those calls. Where no call is pre-empted, that is the own loop's verdict itself.
+without those calls. Where no call is pre-empted, that is the own loop's verdict itself. (Starter:
+no case has such a call. Genomics: 26 cases have one, and all 26 verdicts differ from the own loop's
+for that reason alone.)
 """
 
 from __future__ import annotations
@@ -213,13 +218,12 @@ def mismatches(suite: Suite, own: Played, theirs: Played, keys: list[str], sdk: 
     return out
 
 
-def assert_script_stays_inside_the_offer(played: Played, suite: Suite) -> None:
-    """No call of an unlisted tool, no non-JSON arguments: the calls the Agents SDK would answer
-    itself (see the module docstring) do not occur in this script."""
-    offered = set(suite.registry.names())
+def assert_script_stays_inside_the_offer(played: Played) -> None:
+    """No call of a tool outside the case's offer, no arguments that are not a JSON object: of the
+    calls the Agents SDK answers itself, only those missing a required parameter occur here."""
     for (case_key, _round), turn in played.script.items():
         for name, raw in turn.calls:
-            assert name in offered, (case_key, name)
+            assert name in played.offered[case_key], (case_key, name)
             assert isinstance(json.loads(raw), dict), (case_key, raw)
 
 
@@ -251,7 +255,7 @@ def test_example_agent_scores_what_the_own_loop_scores(
     reasons = {code for v in failed if not v.passed for code in v.codes}
     assert 0 < sum(not v.passed for v in failed) < len(keys)
     assert len(reasons) >= 3, reasons
-    assert_script_stays_inside_the_offer(own, suite)
+    assert_script_stays_inside_the_offer(own)
 
     # The same script was played: same mistakes, same calls and arguments in every round.
     assert theirs.labels == own.labels
