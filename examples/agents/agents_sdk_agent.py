@@ -37,18 +37,27 @@ def env(name: str, required: bool = True) -> str:
 
 
 async def agent(
-    instruction: str, mcp_url: str, *, model: str = "", max_turns: int = 12, max_retries: int = 2
+    instruction: str,
+    mcp_url: str,
+    *,
+    system_prompt: str | None = None,
+    model: str = "",
+    max_turns: int = 12,
+    max_retries: int = 2,
 ) -> str:
     """Run the agent once; returns its final output as text.
 
     The in-process entry point (``--agent py:agents_sdk_agent:agent``) and what :func:`main` runs.
-    The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; ``CALLBENCH_SYSTEM_PROMPT``, when set, is
-    the agent's instructions.
+    The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; the agent's instructions are ``system_prompt``
+    (callbench passes the suite's to ``py:`` agents that name the parameter) or
+    ``CALLBENCH_SYSTEM_PROMPT``, when set.
     """
     model = model or env("CALLBENCH_AGENT_MODEL", required=False)
     if not model:
         raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
-    system = env("CALLBENCH_SYSTEM_PROMPT", required=False) or None  # None: no system message
+    if system_prompt is None:
+        system_prompt = env("CALLBENCH_SYSTEM_PROMPT", required=False)
+    system = system_prompt or None  # None: no system message
     config = RunConfig(
         tracing_disabled=True,
         # The SDK starts a turn's tool calls concurrently by default; one at a time keeps the

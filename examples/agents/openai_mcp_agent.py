@@ -88,18 +88,25 @@ async def complete(llm: AsyncOpenAI, **request: Any) -> Any:
 
 
 async def agent(
-    instruction: str, mcp_url: str, *, model: str = "", max_rounds: int = 12, max_retries: int = 2
+    instruction: str,
+    mcp_url: str,
+    *,
+    system_prompt: str | None = None,
+    model: str = "",
+    max_rounds: int = 12,
+    max_retries: int = 2,
 ) -> str:
     """The agent loop; returns the model's final text.
 
     The in-process entry point (``--agent py:openai_mcp_agent:agent``) and what :func:`main` runs.
-    The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; ``CALLBENCH_SYSTEM_PROMPT``, when set, is
-    the system message.
+    The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; the system message is ``system_prompt``
+    (callbench passes the suite's to ``py:`` agents that name the parameter) or
+    ``CALLBENCH_SYSTEM_PROMPT``, when set.
     """
     model = model or env("CALLBENCH_AGENT_MODEL", required=False)
     if not model:
         raise AgentError("no model: pass --model or set CALLBENCH_AGENT_MODEL")
-    system = env("CALLBENCH_SYSTEM_PROMPT", required=False)
+    system = system_prompt if system_prompt is not None else env("CALLBENCH_SYSTEM_PROMPT", required=False)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": instruction})
     async with AsyncExitStack() as stack:

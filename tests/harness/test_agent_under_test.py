@@ -410,3 +410,20 @@ def test_an_http_agent_service_is_posted_the_request_and_its_reply_is_recorded_a
     if mode == "error":
         assert record.trace.agent and "KeyError('plan')" in record.trace.agent.stderr_tail
         assert codes(record) == ["agent_crashed"]
+
+
+SEEN: list[dict[str, Any]] = []
+
+
+async def asks_for_the_system_prompt(
+    instruction: str, mcp_url: str, *, system_prompt: str, case_id: str
+) -> str:
+    SEEN.append({"system_prompt": system_prompt, "case_id": case_id})
+    return "ok"
+
+
+def test_a_py_agent_gets_the_optional_fields_it_names(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0", "system": "Be brief."}])
+    SEEN.clear()
+    run(suite, f"py:{__name__}:asks_for_the_system_prompt", tmp_path / "out")
+    assert SEEN == [{"system_prompt": "Be brief.", "case_id": "aut:c0"}]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Coroutine
 from typing import Any
 
 from protocol_server import Api, Turn
+from scripted_responder import run_sync
 
 from callbench.benchmarks.starter.suite import load_suite
 from callbench.providers.agents.oracle import OracleAgent
@@ -22,16 +22,6 @@ from callbench.providers.wire import ToolNameMap, parse_arguments
 from callbench.suites.suite import Suite, SuiteOptions
 from callbench.types.contract import ToolContract
 from callbench.types.messages import GenerationSettings, Message, ToolCall
-
-
-def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run a coroutine that never suspends (the oracle computes, it does not wait)."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError("coroutine suspended")
 
 
 class GoldResponder:

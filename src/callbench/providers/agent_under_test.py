@@ -6,7 +6,8 @@ Three forms of ``SPEC``:
   variables and a JSON file; the answer is what it writes to ``CALLBENCH_ANSWER_FILE``, else its stdout;
 * ``http:URL`` POSTs the request JSON to the user's agent service; the answer is the reply's
   ``"answer"`` field (JSON) or its body (text);
-* ``py:module:function`` awaits ``function(instruction, mcp_url)`` in this process.
+* ``py:module:function`` awaits ``function(instruction, mcp_url)`` in this process (plus
+  ``system_prompt=``, ``case_id=``, ``workdir=`` for the ones it names as parameters).
 
 The agent is the system under test: a crash, a non-zero exit, a hang past the case's time limit or an
 empty answer is a scored outcome (:class:`AgentResult`), never an error record. Only failures that say
@@ -306,6 +307,8 @@ class PythonAgent(AgentRunner):
             raise ConfigError(f"--agent {spec!r}: expected py:module:function, got {target!r}")
         self.module, self.function = module, function
         self._callable: AgentCallable | None = None
+        self._wants: set[str] = set()
+        """Optional keywords the callable accepts (``system_prompt``, ``case_id``, ``workdir``)."""
 
     def load(self) -> AgentCallable:
         if self._callable is None:
@@ -327,6 +330,7 @@ class PythonAgent(AgentRunner):
                     "(async def agent(instruction, mcp_url) -> str)"
                 )
             self._callable = target
+            self._wants = _optional_keywords(target)
         return self._callable
 
     def preflight(self) -> None:
@@ -336,7 +340,8 @@ class PythonAgent(AgentRunner):
         agent = self.load()
         started = time.perf_counter()
         try:
-            answer = await asyncio.wait_for(agent(request.instruction, request.mcp_url), timeout_s)
+            extra = {key: getattr(request, key) for key in self._wants}
+            answer = await asyncio.wait_for(agent(request.instruction, request.mcp_url, **extra), timeout_s)
         except TimeoutError:
             return AgentResult(
                 "agent_timeout",
@@ -355,6 +360,17 @@ class PythonAgent(AgentRunner):
             result.details["answer_type"] = type(answer).__name__  # recorded as it came, as text
             answer = json.dumps(answer, ensure_ascii=False, default=str)
         return _answered((answer or "").strip(), result)
+
+
+OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir")
+
+
+def _optional_keywords(function: Callable[..., Any]) -> set[str]:
+    """The request fields a ``py:`` agent asks for by naming them as parameters (or ``**kwargs``)."""
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return set(OPTIONAL_KEYWORDS)
+    return {p.name for p in parameters if p.name in OPTIONAL_KEYWORDS}
 
 
 RUNNERS: dict[str, type[AgentRunner]] = {"cmd": CommandAgent, "http": HttpAgent, "py": PythonAgent}
