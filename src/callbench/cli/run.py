@@ -51,7 +51,10 @@ def run(
         list[str] | None, typer.Option("--tier", "-t", help="Scorer/tier name (repeatable) or 'all'.")
     ] = None,
     mode: Annotated[
-        str, typer.Option("--mode", help="production-parity or oracle-assisted.")
+        str,
+        typer.Option(
+            "--mode", help="production-parity or oracle-assisted (with --agent: agent-under-test, implied)."
+        ),
     ] = "production-parity",
     k: Annotated[
         str | None, typer.Option("--k", help="Top-k tool retrieval, or 'all' (default: the suite's, 24).")
