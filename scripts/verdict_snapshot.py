@@ -52,7 +52,8 @@ def suite_plan(codexomics: Path | None) -> list[tuple[str, dict[str, Any], tuple
     if importlib.util.find_spec("mcp_server_git") is not None and shutil.which("git"):
         plan.append(("mcp-git", {}, AGENTS))
     else:
-        print("mcp-server-git or git is missing: the mcp-git suite is left out of this snapshot", file=sys.stderr)
+        missing = "mcp-server-git or git is missing: the mcp-git suite is left out of this snapshot"
+        print(missing, file=sys.stderr)
     if importlib.util.find_spec("bfcl_eval") is not None:
         plan.append(("bfcl:single_turn", {}, AGENTS))
         plan.append(("bfcl:multi_turn", {}, AGENTS))

@@ -69,7 +69,10 @@ BAD_CALLS = [
     ({"suite": 7}, r"suites must be a suite spec or a Suite object or a list of them, got int"),
     ({"suite": ["starter", None]}, r"suite must be a suite spec or a Suite object, got None"),
     ({"tiers": [3]}, r"tier must be a scorer name or a scorer factory, got 3"),
-    ({"mode": "turbo"}, r"unknown harness mode .turbo. \(one of production-parity, oracle-assisted, agent-under-test\)"),
+    (
+        {"mode": "turbo"},
+        r"unknown harness mode .turbo. \(one of production-parity, oracle-assisted, agent-under-test\)",
+    ),
     ({"generation": {"temperature": "hot"}}, r"GenerationSettings\.temperature: .* \(got 'hot'\)"),
     ({"generation": {"colour": 1}}, r"GenerationSettings\.colour: Extra inputs are not permitted"),
     ({"generation": {"temperature": -1}}, r"GenerationSettings\.temperature \(--temperature\) must be a nu"),

@@ -193,7 +193,7 @@ def test_an_unassigned_genetic_code_is_a_tool_error_not_a_crash(ws: Workspace, t
     assert T["translate_dna"](ws, dna="ATGAAATAG", genetic_code=11)["protein"].startswith("MK")
 
 
-def test_a_protein_query_with_letters_blosum62_lacks_is_the_callers_error_not_a_tool_bug(ws: Workspace) -> None:
+def test_a_protein_query_with_letters_blosum62_lacks_is_the_callers_error(ws: Workspace) -> None:
     # Found by the metamorphic test's hypothesis draws: a changed literal "MKJJOUX..." reached the aligner,
     # whose ValueError became a ToolBug (an error record) instead of a failed call the model hears.
     T["blast_create_protein_db_from_genome"](ws, dbName="syn_prot")
