@@ -81,14 +81,15 @@ def request_for(episode: Episode, url: str, workdir: Path) -> AgentRequest:
     """The agent's request for one case (environment, JSON file, POST body)."""
     case = episode.case
     system = case.system if case.system is not None else episode.system_prompt
+    folder = agent_folder(workdir)
     return AgentRequest(
         instruction=case.prompt_text(),
         system_prompt=system or "",
         mcp_url=url,
         mcp_stdio=[sys.executable, "-m", "callbench.mcp.bridge", url],
         case_id=case.key,
-        workdir=str(agent_folder(workdir)),
-        answer_file=str(agent_folder(workdir) / ANSWER_FILE),
+        workdir=str(folder),
+        answer_file=str(folder / ANSWER_FILE),
     )
 
 

@@ -34,7 +34,7 @@ from callbench.mcp.serve import CaseToolServer
 from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
 from callbench.suites.suite import Suite
-from callbench.tools.retrieve import retrieval_recall, select_tools
+from callbench.tools.retrieve import retrieval_recall
 from callbench.types.case import Case
 from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
@@ -222,7 +222,7 @@ async def run_job(
     """Run, score and package one (case, trial). Infrastructure failures become error records."""
     case, suite = job.case, job.suite
     started, clock = time.time(), time.perf_counter()
-    offered = select_tools(case.prompt_text(), suite.candidate_tools(case), suite.retrieval_k(config.k))
+    offered = suite.offered_tools(case, config.k)
     names = [t.name for t in offered]
     registry = suite.registry_for(case)
     expected = case.expected_tools()

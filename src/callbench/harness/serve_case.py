@@ -28,7 +28,6 @@ from callbench.harness.modes import AGENT_UNDER_TEST, ModePolicy
 from callbench.harness.rundir import build_scorers, check_selection
 from callbench.mcp.serve import CaseToolServer, ToolReply, serve_stdio
 from callbench.suites.suite import Suite
-from callbench.tools.retrieve import select_tools
 from callbench.types.verdict import Verdict
 
 Log = Callable[[str], None]
@@ -87,7 +86,7 @@ def open_case(suite: Suite, case_id: str, k: int | str | None = None) -> ServedC
             f"--case {case_id!r} matches {len(cases)} cases of suite {suite.name!r} ({ids}); give one"
         )
     case = cases[0]
-    offered = select_tools(case.prompt_text(), suite.candidate_tools(case), suite.retrieval_k(k))
+    offered = suite.offered_tools(case, k)
     policy = ModePolicy(AGENT_UNDER_TEST)
     episode = Episode(case, offered, policy, suite.system_prompt, registry=suite.registry_for(case))
     workdir = Path(tempfile.gettempdir()) / f"callbench-serve-{os.getpid()}-{time.monotonic_ns()}"

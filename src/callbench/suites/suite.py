@@ -9,6 +9,7 @@ from typing import Any
 
 from callbench.suites.check import check_suite
 from callbench.tools.registry import ToolRegistry
+from callbench.tools.retrieve import select_tools
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
@@ -92,6 +93,11 @@ class Suite:
         if requested is None:
             return self.default_k
         return None if requested == "all" else int(requested)
+
+    def offered_tools(self, case: Case, requested_k: int | str | None) -> list[ToolContract]:
+        """The tools a case is offered: its candidates, top-k retrieved for its instruction. One
+        rule for callbench's loop, an agent under test and ``serve-tools``."""
+        return select_tools(case.prompt_text(), self.candidate_tools(case), self.retrieval_k(requested_k))
 
     def executor_name(self, case: Case) -> str | Any:
         return case.executor or self.executor
