@@ -4,7 +4,8 @@ import re
 from synth import make_records, write_run
 
 from callbench.harness.runfolder import read_run
-from callbench.report.html import attach_expected, build_payload, script_json, write_report
+from callbench.report.html import script_json, write_report
+from callbench.report.payload import attach_expected, build_payload
 
 
 def test_script_json_cannot_close_the_script_element():
@@ -60,7 +61,7 @@ def test_attach_expected_reads_the_runs_suite(tmp_path):
 def test_record_payload_keeps_the_written_shape(tmp_path):
     """Page data is made from the typed record but keeps only the keys the line had, so a record
     written without ``expected`` still lets the page fall back to ``metadata.expected``."""
-    from callbench.report.html import record_payload
+    from callbench.report.payload import record_payload
 
     run = write_run(tmp_path / "r", make_records(2))
     record = read_run(run).records[0]

@@ -33,13 +33,8 @@ from callbench.harness.runfolder import (
     read_header,
     read_live_state,
 )
-from callbench.report.html import (
-    build_payload,
-    compute_statistics,
-    record_payload,
-    render_html,
-    statistics_payload,
-)
+from callbench.report.html import render_html
+from callbench.report.payload import build_payload, compute_statistics, record_payload, statistics_payload
 from callbench.types.records import CaseRecord, RunHeader
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder, read_run
-from callbench.report.html import comparisons, header_payload, run_statistics, statistics_payload
+from callbench.report.overview import comparisons
+from callbench.report.payload import header_payload, run_statistics, statistics_payload
 from callbench.report.progress import percent, tenths
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 

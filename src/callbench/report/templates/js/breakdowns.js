@@ -1,0 +1,1 @@
+// Breakdowns across runs: per category, per tool, expected-vs-called confusion, reason codes.

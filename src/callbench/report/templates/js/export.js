@@ -1,0 +1,1 @@
+// Export: every table as CSV and every chart as SVG, from the page.
