@@ -11,7 +11,7 @@ from typing import Any
 from callbench.errors import PoolingError
 from callbench.harness.runfolder import RunFolder
 from callbench.stats import compare_runs, record_view, strata
-from callbench.types.summary import Statistics
+from callbench.types.summary import Statistics, Table
 
 
 def leaderboard(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[dict[str, Any]]:
@@ -65,3 +65,33 @@ def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> li
                 if cmp["n"]:
                     out.append(cmp | {"a": a.label, "b": b.label})
     return out
+
+
+def overview_payload(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> dict[str, Any]:
+    """The overview's page data: top-level keys of the page's DATA (leaderboard, comparisons, notes)."""
+    notes: list[str] = []
+    pairs = comparisons(runs, notes) if len(runs) > 1 else []
+    return {
+        "leaderboard": leaderboard(runs, stats) if len(runs) > 1 else [],
+        "comparisons": pairs,
+        "notes": notes,
+    }
+
+
+def overview_tables(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[Table]:
+    """The overview as display tables (for ``callbench report --format md|csv``)."""
+    rows = [
+        [
+            str(r["rank"]),
+            r["label"],
+            r["tier"],
+            r["harness_mode"],
+            str(r["n"]),
+            f"{100 * r['accuracy']:.1f}",
+            f"{100 * r['low']:.1f}–{100 * r['high']:.1f}",
+            str(r["errors"]),
+        ]
+        for r in leaderboard(runs, stats)
+    ]
+    columns = ["#", "Run", "Tier", "Harness mode", "n", "Strict accuracy (%)", "95% CI (%)", "Errors"]
+    return [Table(title="Leaderboard", columns=columns, rows=rows)]

@@ -13,7 +13,7 @@ from typing import Any
 
 from callbench.harness.runfolder import RunFolder, bulk_load
 from callbench.report.breakdowns import breakdowns_payload
-from callbench.report.overview import comparisons, leaderboard
+from callbench.report.overview import overview_payload
 from callbench.stats import statistics_summary
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Statistics
@@ -117,8 +117,6 @@ def statistics_payload(statistics: Statistics) -> dict[str, Any]:
 def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str, Any]:
     """Everything the page script needs, as plain JSON-able data."""
     stats = [run_statistics(r) for r in runs]
-    notes: list[str] = []
-    pairs = comparisons(runs, notes) if len(runs) > 1 else []
     with bulk_load():  # one JSON tree per record
         records = [[record_payload(r) for r in run.records] for run in runs]
     return {
@@ -136,10 +134,8 @@ def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str,
             }
             for i, (run, st, page_records) in enumerate(zip(runs, stats, records, strict=True))
         ],
-        "leaderboard": leaderboard(runs, stats) if len(runs) > 1 else [],
-        "comparisons": pairs,
+        **overview_payload(runs, stats),
         "breakdowns": breakdowns_payload(runs),
-        "notes": notes,
     }
 
 

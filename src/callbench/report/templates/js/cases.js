@@ -1,5 +1,5 @@
 const PAGE = 150; // rows rendered per lazy step
-const state = { rows: [], shown: 0, open: new Set() };
+const state = { rows: [], shown: 0, open: new Set(), selection: null };
 
 // ---- case table -------------------------------------------------------------------------------
 function allRecords() {
@@ -38,6 +38,7 @@ function haystack(rec) {
 
 function matches(item, f) {
   const r = item.rec;
+  if (state.selection && !state.selection.set.has(`${item.run}\u0000${r.key}\u0000${r.trial}`) && !state.selection.set.has(`${item.run}\u0000${r.key}\u0000*`)) return false;
   if (f.run !== "" && String(item.run) !== f.run) return false;
   if (f.suite && r.suite !== f.suite) return false;
   if (f.category && r.category !== f.category) return false;
@@ -65,6 +66,20 @@ function applyFilters() {
   document.getElementById("rows").replaceChildren();
   renderMore();
   document.getElementById("f-count").textContent = `${state.rows.length} of ${all.length} records`;
+}
+
+function selectCases(selection) {
+  // Show exactly the given records: selection = { label, keys: [[runIndex, key, trial or null], ...] }.
+  // Keys are compared whole (never as substrings); a null trial selects every trial of the case.
+  const set = new Set(selection.keys.map(([run, key, trial]) => `${run}\u0000${key}\u0000${trial === null || trial === undefined ? "*" : trial}`));
+  state.selection = { label: selection.label, set };
+  applyFilters();
+  document.getElementById("filters").scrollIntoView();
+}
+
+function clearSelection() {
+  state.selection = null;
+  applyFilters();
 }
 
 function setSearch(text) {
