@@ -1,4 +1,5 @@
-"""``callbench report RUN_DIR [RUN_DIR ...] -o report.html``: the self-contained dashboard."""
+"""``callbench report RUN_DIR [RUN_DIR ...] [-o FILE] [--format html|md|csv]``: the self-contained
+dashboard, or its tables as Markdown or CSV for papers."""
 
 from __future__ import annotations
 
@@ -13,19 +14,57 @@ def register(app: typer.Typer) -> None:
     app.command("report")(report_cmd)
 
 
+FORMAT_HELP = (
+    "html (default): the dashboard page. md: every overview and breakdown table as Markdown. "
+    "csv: each table as a CSV block headed by '# <title>'; when -o names a folder (an existing "
+    "one, or a path ending in '/'), one <title>.csv file per table instead."
+)
+
+
 def report_cmd(
     run_dirs: Annotated[
         list[Path], typer.Argument(help="Run directories (several: leaderboard + paired comparisons).")
     ],
-    output: Annotated[Path, typer.Option("-o", "--output", help="HTML file to write.")] = Path("report.html"),
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "-o", "--output", help="File to write (html: report.html; md/csv: stdout when not given)."
+        ),
+    ] = None,  # noqa: UP045 (typer needs Optional)
     title: Annotated[str, typer.Option("--title", help="Page title.")] = "callbench report",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)] = "html",
 ) -> None:
     """Write one HTML file that opens from disk with no network: figures with 95% intervals,
-    charts, a filterable case table with round-by-round traces, and comparisons between runs."""
+    charts, a filterable case table with round-by-round traces, and comparisons between runs.
+    With --format md or csv, write the report's tables instead (for papers)."""
     from callbench.cli.common import require_run_folder
-    from callbench.report.html import write_report
+    from callbench.report.paper import check_format
 
+    check_format(fmt)  # a wrong format fails before any folder is read
     for run_dir in run_dirs:
         require_run_folder(run_dir)
-    out = write_report(run_dirs, output, title)
-    typer.echo(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(run_dirs)} run(s))")
+    if fmt == "html":
+        from callbench.report.html import write_report
+
+        out = write_report(run_dirs, Path(output or "report.html"), title)
+        typer.echo(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(run_dirs)} run(s))")
+        return
+    _write_tables(run_dirs, fmt, output)
+
+
+def _write_tables(run_dirs: list[Path], fmt: str, output: str | None) -> None:
+    from callbench.report.paper import load_runs, render_tables, report_tables, write_csv_folder
+
+    # The raw text decides "a folder": Path() would drop the trailing slash.
+    if fmt == "csv" and output is not None and (Path(output).is_dir() or output.endswith(("/", "\\"))):
+        files = write_csv_folder(report_tables(load_runs(run_dirs)), Path(output))
+        typer.echo(f"wrote {len(files)} CSV file(s) to {output}")
+        return
+    text = render_tables(run_dirs, fmt)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    path = Path(output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {path}")
