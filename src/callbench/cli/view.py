@@ -15,7 +15,7 @@ def register(app: typer.Typer) -> None:
 
 
 def view_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory (may still be running).")],
+    run_dir: Annotated[Path, typer.Argument(help="Run directory (may still be running, or not exist yet).")],
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0 picks a free one).")] = 8765,
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the page in the default browser.")
@@ -23,12 +23,14 @@ def view_cmd(
 ) -> None:
     """Serve the live dashboard: new records, running figures and the rounds of the cases in
     flight appear as the run writes them. Stop with Ctrl-C."""
-    from callbench.cli.common import require_run_folder
     from callbench.report.live import LiveServer
 
-    require_run_folder(run_dir)
+    # Not require_run_folder: the view may start before the run creates its folder (it waits).
     server = LiveServer(run_dir, port=port)
-    typer.echo(f"serving {run_dir} at {server.url} (Ctrl-C to stop)")
+    if server.waiting:
+        typer.echo(f"waiting for {run_dir} to appear… (serving at {server.url}, Ctrl-C to stop)")
+    else:
+        typer.echo(f"serving {run_dir} at {server.url} (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(server.url)
     try:

@@ -4,8 +4,12 @@ Two halves:
 
 * :class:`LiveStateWriter`, a run observer, keeps ``RUN_DIR/live.json`` current: the cases in
   flight and the badges of their rounds so far (records.jsonl only holds finished cases).
-* :class:`LiveServer` (stdlib ``http.server``) serves the dashboard page and ``/api/update``, which
-  returns the records appended since the client's byte offset, fresh statistics and live.json.
+* :class:`LiveServer` (stdlib ``http.server``) serves the dashboard page, ``/api/update``, which
+  returns the rows of the records appended since the client's byte offset, fresh statistics,
+  live.json and the run's progress, and ``/api/record?key=K&trial=T``, the whole record (with its
+  ``final_state``) that the case panel asks for when it opens.
+
+The run folder may not exist yet: the server waits for it and picks the run up when it appears.
 """
 
 from __future__ import annotations
@@ -26,15 +30,23 @@ from callbench.harness.runfolder import (
     LIVE_FILE,
     RECORDS_FILE,
     RUN_FILE,
+    SUMMARY_FILE,
     RecordTail,
     RunFolder,
     bulk_load,
+    run_label,
     latest_records,
     read_header,
     read_live_state,
 )
 from callbench.report.html import render_html
-from callbench.report.payload import build_payload, compute_statistics, record_payload, statistics_payload
+from callbench.report.payload import (
+    build_payload,
+    compute_statistics,
+    record_payload,
+    record_row,
+    statistics_payload,
+)
 from callbench.types.records import CaseRecord, RunHeader
 
 if TYPE_CHECKING:
@@ -59,7 +71,8 @@ class LiveStateWriter:
         if self.path is None and self.runs_root is not None and run_id:
             # The engine names the folder after the run id when no --out is given.
             self.path = Path(self.runs_root) / str(run_id) / LIVE_FILE
-        self.state.update(total=total, done=0, finished=False, run_id=run_id)
+        # started_at lets the page estimate the time left from done/total.
+        self.state.update(total=total, done=0, finished=False, run_id=run_id, started_at=time.time())
         self._write(force=True)
 
     def on_case_start(self, case: Case, trial: int, offered: list[str]) -> None:
@@ -127,10 +140,18 @@ class RunFollower:
                 self.records.append(record)
 
     def since(self, offset: int) -> list[dict[str, Any]]:
-        """Page data of the records whose line ends after byte ``offset`` (the client has the ones before)."""
+        """Rows of the records whose line ends after byte ``offset`` (the client has the ones before)."""
         with self.lock:
             start = bisect.bisect_right(self.ends, offset)
-            return [record_payload(r) for r in self.records[start:]]
+            return [record_row(r) for r in self.records[start:]]
+
+    def record(self, key: str, trial: int) -> dict[str, Any] | None:
+        """The whole latest record of ``key``'s trial ``trial`` (``final_state`` included), or ``None``."""
+        with self.lock:
+            for record in reversed(self.records):  # a resumed run's newer record comes later
+                if record.key == key and record.trial == trial:
+                    return record_payload(record)
+        return None
 
     def statistics(self) -> dict[str, Any]:
         with self.lock:
@@ -148,15 +169,48 @@ class RunFollower:
 
 
 def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
-    """Body of ``/api/update``: new records after ``offset``, statistics, live state."""
+    """Body of ``/api/update``: rows of the new records after ``offset``, statistics, live state,
+    the header (empty before ``run.json`` exists), the run's label and model, and its progress."""
     follower.refresh()
+    header = follower.header()
+    live = follower.live_state()
     return {
         "records": follower.since(offset),
         "offset": follower.tail.offset,
         "statistics": follower.statistics(),
-        "live": follower.live_state(),
+        "live": live,
         # The page opened before run.json existed learns what is measured (model or agent) here.
-        "header": header_payload_of(follower.header()),
+        "header": header_payload_of(header),
+        "run": {
+            "label": run_label(header, follower.run_dir),
+            "model": header.model if header is not None else None,
+            "exists": follower.run_dir.is_dir(),
+        },
+        "progress": progress_of(live),
+    }
+
+
+def progress_of(live: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``n of total`` and what an ETA needs, from ``live.json`` (``None`` before the run wrote it).
+
+    ``started_at``/``updated_at``/``now`` are epoch seconds (``now`` is the server's clock, so the
+    page's estimate does not depend on the browser's); ``started_at`` is ``None`` for a run written
+    by a version that did not record it.
+    """
+    if live is None:
+        return None
+
+    def number(name: str) -> float | None:
+        value = live.get(name)
+        return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    return {
+        "total": number("total"),
+        "done": number("done"),
+        "started_at": number("started_at"),
+        "updated_at": number("updated_at"),
+        "finished": bool(live.get("finished")),
+        "now": time.time(),
     }
 
 
@@ -179,8 +233,20 @@ def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:
                 offset = _int(parse_qs(url.query).get("offset", ["0"])[0])
                 body = json.dumps(update_payload(follower, offset), default=str).encode()
                 self._send(HTTPStatus.OK, "application/json", body)
+            elif url.path == "/api/record":
+                self._record(parse_qs(url.query))
             else:
                 self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
+
+        def _record(self, query: dict[str, list[str]]) -> None:
+            key, trial = query.get("key", [""])[0], query.get("trial", [""])[0]
+            follower.refresh()
+            record = follower.record(key, _int(trial)) if key and trial.isdigit() else None
+            if record is None:
+                body = json.dumps({"error": f"no record {key!r} trial {trial!r}"}).encode()
+                self._send(HTTPStatus.NOT_FOUND, "application/json", body)
+            else:
+                self._send(HTTPStatus.OK, "application/json", json.dumps(record, default=str).encode())
 
         def _send(self, status: HTTPStatus, ctype: str, body: bytes) -> None:
             self.send_response(status)
@@ -203,13 +269,36 @@ def _int(text: str) -> int:
         return 0
 
 
+def check_run_dir(path: Path) -> bool:
+    """Whether ``path`` exists yet; a path the live view cannot follow is an error.
+
+    A missing folder is fine (the run has not started: the view waits for it). A file, or a folder
+    holding files but none a run writes, is not a run folder.
+
+    Raises:
+        UserError: ``path`` is a file or a folder of something else.
+    """
+    if not path.exists():
+        return False
+    if not path.is_dir():
+        raise UserError(f"{path}: not a run folder (a file; give the folder holding run.json)")
+    names = [p.name for p in path.iterdir()]
+    # (a prefix match: a run's first file may still be its ``.tmp`` before the atomic rename)
+    if names and not any(n.startswith((RUN_FILE, RECORDS_FILE, LIVE_FILE, SUMMARY_FILE)) for n in names):
+        raise UserError(f"{path}: not a run folder (no {RUN_FILE}, {RECORDS_FILE} or {LIVE_FILE} in it)")
+    return True
+
+
 class LiveServer:
-    """The dashboard server for one run directory, bound to 127.0.0.1 only."""
+    """The dashboard server for one run directory, bound to 127.0.0.1 only.
+
+    The directory may not exist yet (:attr:`waiting`): the page is served and picks the run up
+    once it appears.
+    """
 
     def __init__(self, run_dir: str | Path, port: int = 8765, title: str | None = None) -> None:
         path = Path(run_dir)
-        if not path.is_dir():
-            raise UserError(f"{path}: no such run directory")
+        self.waiting = not check_run_dir(path)
         self.follower = RunFollower(path)
         try:
             handler = _handler(self.follower, title or f"callbench · {path.name}")

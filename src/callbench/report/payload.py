@@ -3,11 +3,22 @@
 Records reach the page in two shapes: a *row* (:func:`record_row`), the few fields the case table,
 filters, charts and tables read, for every record; and the *record* itself (:func:`record_payload`),
 what the case panel shows, loaded when a case is opened.
+
+Both are packed to keep a 3-run, 10,000-case report near 20 MB (the page expands them, ``data.js``):
+rows become arrays whose repeated strings are indexes into one string table and whose per-case
+fields (key, instruction, expected tools...) point into one case table shared by all runs; the
+records (:func:`record_detail`: without ``trace.final_state``, which the page never shows) are
+gzipped in chunks of :data:`DETAIL_CHUNK`, base64 in the JSON, their instruction, offered tools
+and expected steps stored once per case for every run. :func:`unpack_rows` and
+:func:`unpack_details` give back the plain shapes in Python (tests, tools).
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
+import gzip
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,28 +126,191 @@ def statistics_payload(statistics: Statistics) -> dict[str, Any]:
 
 
 def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str, Any]:
-    """Everything the page script needs, as plain JSON-able data."""
+    """Everything the page script needs, as JSON-able data (rows and records packed, see above)."""
     stats = [run_statistics(r) for r in runs]
-    with bulk_load():  # one JSON tree per record
-        records = [[record_payload(r) for r in run.records] for run in runs]
-    return {
-        "generated_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "live": live,
-        "runs": [
+    rows = RowPacker()
+    shared = SharedParts()
+    page_runs = []
+    for i, (run, st) in enumerate(zip(runs, stats, strict=True)):
+        with bulk_load():  # one JSON tree per record
+            details = [shared.split(record_detail(r)) for r in run.records]
+        page_runs.append(
             {
                 "id": f"run{i}",
                 "label": run.label,
                 "header": _shorten(header_payload(run)),
                 "statistics": statistics_payload(st),
-                "records": [record_row(r) for r in run.records],
-                "details": page_records,
+                "records": [rows.pack(record_row(r)) for r in run.records],
+                "details": pack_chunks(details),
                 "offset": run.offset,
             }
-            for i, (run, st, page_records) in enumerate(zip(runs, stats, records, strict=True))
-        ],
+        )
+    return {
+        "generated_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "live": live,
+        "packed": {"strings": rows.strings, "cases": rows.cases, "shared": pack_chunks(shared.parts)},
+        "runs": page_runs,
         **overview_payload(runs, stats),
         "breakdowns": breakdowns_payload(runs),
     }
+
+
+# --- packing: what keeps the page small ------------------------------------------------------
+
+DETAIL_CHUNK = 200
+"""Records per gzip chunk: opening a case inflates one chunk (about 1 MB of JSON, a few ms)."""
+SHARED_FIELDS = ("instruction", "offered_tools", "expected_tools", "expected")
+"""Record fields that are the same for a case in every run and trial: stored once per case."""
+SHARED_REF = "@shared"
+"""The key of a packed record naming its entry in the shared parts."""
+CASE_FIELDS = ("key", "suite", "case_id", "category", "instruction", "expected_tools")
+"""Row fields that belong to the case (the packed row names the case by index)."""
+
+
+def record_detail(record: CaseRecord) -> dict[str, Any]:
+    """What the case panel receives: :func:`record_payload` without ``trace.final_state`` (the page
+    never shows the executor's snapshot; the state-match verdict carries the parts that differ)."""
+    payload = record_payload(record)
+    trace = payload.get("trace")
+    if isinstance(trace, dict):
+        trace.pop("final_state", None)
+    return payload
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class SharedParts:
+    """The per-case fields of records (:data:`SHARED_FIELDS`), each distinct set stored once."""
+
+    def __init__(self) -> None:
+        self.parts: list[dict[str, Any]] = []
+        self._index: dict[str, int] = {}
+
+    def split(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """``detail`` without its shared fields, naming their entry under :data:`SHARED_REF` (in place)."""
+        part = {k: detail.pop(k) for k in SHARED_FIELDS if k in detail}
+        text = _compact(part)
+        at = self._index.get(text)
+        if at is None:
+            at = self._index[text] = len(self.parts)
+            self.parts.append(part)
+        detail[SHARED_REF] = at
+        return detail
+
+
+def pack_chunks(items: Sequence[Any], chunk: int = DETAIL_CHUNK) -> dict[str, Any]:
+    """``items`` as ``{"chunk": n, "count": len, "chunks": [base64(gzip(JSON list of n items))...]}``."""
+    chunks = [
+        # mtime=0: the same runs give the same report bytes.
+        base64.b64encode(gzip.compress(_compact(items[i : i + chunk]).encode(), 6, mtime=0)).decode("ascii")
+        for i in range(0, len(items), chunk)
+    ]
+    return {"chunk": chunk, "count": len(items), "chunks": chunks}
+
+
+def unpack_chunks(packed: dict[str, Any]) -> list[Any]:
+    """The items :func:`pack_chunks` packed."""
+    items: list[Any] = []
+    for text in packed["chunks"]:
+        items.extend(json.loads(gzip.decompress(base64.b64decode(text))))
+    return items
+
+
+class RowPacker:
+    """Rows as arrays (the page's ``data.js`` expands them back to :func:`record_row`'s shape).
+
+    A packed row is ``[case, trial, status, harness_mode, retrieval_recall, duration_ms, verdicts,
+    tools, final_text, stop_reason, error, agent]``: ``case`` indexes :attr:`cases` (the
+    :data:`CASE_FIELDS` values), strings that repeat (status, mode, tiers, reason codes, tools, stop
+    reasons, error types, agent outcomes) index :attr:`strings`, ``verdicts`` is
+    ``[[tier, passed 0|1, partial, [code...]]...]``, ``error`` is ``[type, message]`` or null,
+    ``agent`` is ``[outcome, message]`` or null.
+    """
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        self.cases: list[list[Any]] = []
+        self._strings: dict[str, int] = {}
+        self._cases: dict[str, int] = {}
+
+    def _s(self, value: str | None) -> int | None:
+        if value is None:
+            return None
+        at = self._strings.get(value)
+        if at is None:
+            at = self._strings[value] = len(self.strings)
+            self.strings.append(value)
+        return at
+
+    def _case(self, row: dict[str, Any]) -> int:
+        values = [row[k] for k in CASE_FIELDS]
+        text = _compact(values)
+        at = self._cases.get(text)
+        if at is None:
+            at = self._cases[text] = len(self.cases)
+            self.cases.append(values)
+        return at
+
+    def pack(self, row: dict[str, Any]) -> list[Any]:
+        """The packed form of a :func:`record_row` row."""
+        trace = row["trace"]
+        error, agent = row.get("error"), trace.get("agent")
+        return [
+            self._case(row),
+            row["trial"],
+            self._s(row["status"]),
+            self._s(row["harness_mode"]),
+            row["retrieval_recall"],
+            row["duration_ms"],
+            [
+                [self._s(tier), int(v["passed"]), v["partial"], [self._s(r["code"]) for r in v["reasons"]]]
+                for tier, v in row["verdicts"].items()
+            ],
+            [self._s(c["tool"]) for c in trace["calls"]],
+            trace["final_text"],
+            self._s(trace["stop_reason"]),
+            None if error is None else [self._s(error["type"]), error["message"]],
+            None if agent is None else [self._s(agent["outcome"]), agent["message"]],
+        ]
+
+
+def unpack_rows(payload: dict[str, Any], run_index: int) -> list[dict[str, Any]]:
+    """A run's rows in :func:`record_row`'s shape, from a :func:`build_payload` payload."""
+    strings, cases = payload["packed"]["strings"], payload["packed"]["cases"]
+
+    def s(i: int | None) -> str | None:
+        return None if i is None else strings[i]
+
+    rows = []
+    for p in payload["runs"][run_index]["records"]:
+        case, trial, status, mode, recall, duration, verdicts, tools, text, stop, error, agent = p
+        row = dict(zip(CASE_FIELDS[:4], cases[case][:4], strict=True))
+        row.update(trial=trial, status=s(status), harness_mode=s(mode))
+        row.update(instruction=cases[case][4], expected_tools=cases[case][5])
+        row.update(retrieval_recall=recall, duration_ms=duration)
+        row["verdicts"] = {
+            s(t): {"passed": bool(ok), "partial": part, "reasons": [{"code": s(c)} for c in codes]}
+            for t, ok, part, codes in verdicts
+        }
+        row["trace"] = {"calls": [{"tool": s(t)} for t in tools], "final_text": text, "stop_reason": s(stop)}
+        if error is not None:
+            row["error"] = {"type": s(error[0]), "message": error[1]}
+        if agent is not None:
+            row["trace"]["agent"] = {"outcome": s(agent[0]), "message": agent[1]}
+        rows.append(row)
+    return rows
+
+
+def unpack_details(payload: dict[str, Any], run_index: int) -> list[dict[str, Any]]:
+    """A run's records as :func:`record_detail` gives them, from a :func:`build_payload` payload."""
+    shared = unpack_chunks(payload["packed"]["shared"])
+    records = []
+    for detail in unpack_chunks(payload["runs"][run_index]["details"]):
+        records.append({**shared[detail.pop(SHARED_REF)], **detail})
+    return records
+
 
 
 def header_payload(run: RunFolder) -> dict[str, Any]:
