@@ -1,26 +1,231 @@
-"""The page's first screen across runs: the leaderboard and the paired comparisons.
+"""The page's first screen across runs: who is best, on what, at what cost, under which settings.
 
-Figures are never pooled across scoring tiers or harness modes.
+Figures are never pooled across scoring tiers or harness modes. Everything here is computed from
+the run folders (records, ``run.json``, ``summary.json``) and shipped to the page as small tables;
+the page script (``templates/js/overview.js``) only lays them out.
+
+* **Scorer order** (:func:`scorer_order`): the strict tiers in :data:`callbench.types.verdict.TIERS`
+  order (strictest first), then other pass-criterion scorers by name, then the diagnostic scorers
+  (``run.json`` → ``diagnostic_scorers``) by name, shown apart.
+* **Leaderboard ranks** (:func:`leaderboard`): within each (tier, harness mode), a run's rank is
+  1 + the number of runs *significantly* better — by the paired comparison's 95% interval of the
+  difference when the runs share cases, by non-overlapping 95% intervals when they share none.
+  Runs no test separates share a rank (shown as ``=2``).
+* **Pairing** (:func:`case_identity`): records of two runs are paired by the case's content (its
+  instruction and expected steps), not by its key, so a case run under two suite aliases
+  (``genomics:simple/x`` and ``genomics-simple:x``) is compared with itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.harness.runfolder import RunFolder
-from callbench.stats import compare_runs, record_view, strata
-from callbench.types.summary import Statistics, Table
+from callbench.harness.usage import run_usage
+from callbench.stats import compare_runs, harness_mode, record_view, strata
+from callbench.types.records import CaseRecord
+from callbench.types.summary import RunUsage, Statistics, Table
+from callbench.types.verdict import TIERS
+
+RANK_RULE = (
+    "Rank = 1 + the number of runs significantly better in the same tier and harness mode "
+    "(paired 95% interval of A − B excludes 0 on shared cases; without shared cases, 95% "
+    "intervals that do not overlap). Runs no test separates share a rank (=2)."
+)
+BUILTIN_AGENTS = {"oracle", "baseline", "refuse", "noisy", "planner"}
+"""Built-in agents (``run.json`` → ``provider.provider``): they call no model, so they have no tokens."""
 
 
-def leaderboard(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[dict[str, Any]]:
-    """Rows ranked by strict accuracy within each (tier, harness mode); never across them."""
-    rows: list[dict[str, Any]] = []
-    for run, st in zip(runs, stats, strict=True):
+# ---- scorers --------------------------------------------------------------------------------
+
+
+def diagnostic_scorers(runs: Sequence[RunFolder]) -> list[str]:
+    """Scorers any run declares diagnostic (``run.json`` or ``summary.json`` says so), sorted."""
+    names: set[str] = set()
+    for run in runs:
+        if run.header is not None:
+            names |= set(run.header.diagnostic_scorers)
+        if run.summary is not None:
+            names |= {name for name, figures in run.summary.tiers.items() if figures.diagnostic}
+    return sorted(names)
+
+
+def scorer_order(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> dict[str, list[str]]:
+    """The grid's columns: ``strict`` (pass-criterion scorers) and ``diagnostic`` ones, in order."""
+    present = {s.tier for st in stats for s in st.strata}
+    diagnostic = [name for name in diagnostic_scorers(runs) if name in present]
+    rest = present - set(diagnostic)
+    strict = [t for t in TIERS if t in rest] + sorted(rest - set(TIERS))
+    return {"strict": strict, "diagnostic": diagnostic}
+
+
+def _tier_rank(order: Mapping[str, list[str]]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(order["strict"] + order["diagnostic"])}
+
+
+# ---- pairing by case content ----------------------------------------------------------------
+
+
+def case_identity(record: CaseRecord) -> str:
+    """A case's identity that does not depend on its suite alias: a hash of its instruction and
+    expected steps (canonical JSON). Records without an instruction keep their key."""
+    if not record.instruction:
+        return record.key
+    expected: Any = record.expected or record.metadata.get("expected") or record.expected_tools
+    text = json.dumps([record.instruction, expected], sort_keys=True, separators=(",", ":"), default=str)
+    return "case#" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _identity_views(run: RunFolder) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The run's record views re-keyed by case identity, and identity -> the run's own key.
+
+    Two cases of one run with the same content would be merged as trials of one case; they keep
+    their own keys instead (they then pair only with the same key).
+    """
+    keys_of: dict[str, set[str]] = defaultdict(set)
+    ident = {}
+    for record in run.records:
+        ident[id(record)] = case_identity(record)
+        keys_of[ident[id(record)]].add(record.key)
+    views, back = [], {}
+    for record in run.records:
+        identity = ident[id(record)]
+        if len(keys_of[identity]) > 1:
+            identity = record.key
+        view = dict(record_view(record))
+        view["key"] = identity
+        views.append(view)
+        back[identity] = record.key
+    return views, back
+
+
+# ---- comparisons ----------------------------------------------------------------------------
+
+
+def _case_passes(records: Sequence[Mapping[str, Any]], tier: str) -> dict[str, bool]:
+    """Majority pass per case (as ``compare_runs`` counts it) over completed records."""
+    outcomes: dict[str, list[bool]] = defaultdict(list)
+    for rec in records:
+        if rec.get("status") != "error":
+            verdict = (rec.get("verdicts") or {}).get(tier) or {}
+            outcomes[str(rec["key"])].append(bool(verdict.get("passed")))
+    return {k: sum(v) / len(v) >= 0.5 for k, v in outcomes.items()}
+
+
+def _suites_of(run: RunFolder) -> str:
+    if run.header is not None and run.header.suites:
+        return ", ".join(s.name for s in run.header.suites)
+    return ", ".join(sorted({r.suite for r in run.records})) or "no records"
+
+
+def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> list[dict[str, Any]]:
+    """Paired comparisons for every pair of runs, per tier and harness mode they share.
+
+    Records are paired by :func:`case_identity`. Each comparison has the keys of
+    :func:`callbench.stats.compare_runs` (``disagreeing`` lists run A's keys), plus ``a_index``,
+    ``b_index``, ``significant`` (the interval of A − B excludes 0) and ``disagreeing_cases``:
+    ``{a_key, b_key, winner}`` with ``winner`` ``"a"`` or ``"b"``, the side that passed.
+
+    Pairs that cannot be compared get a line in ``notes`` (when given) saying why.
+    """
+    out = []
+    rekeyed = [_identity_views(run) for run in runs]
+    for i, a in enumerate(runs):
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            groups_a, groups_b = strata(rekeyed[i][0]), strata(rekeyed[j][0])
+            shared = sorted(set(groups_a) & set(groups_b))
+            if not shared:
+                if notes is not None and groups_a and groups_b:
+                    notes.append(
+                        f"{a.label} and {b.label} share no tier and harness mode; not compared (never pooled)"
+                    )
+                continue
+            paired = []
+            for key in shared:
+                try:
+                    cmp = compare_runs(groups_a[key], groups_b[key], key[0])
+                except PoolingError as exc:
+                    if notes is not None:
+                        notes.append(f"{a.label} vs {b.label} ({key[0]}, {key[1]}): not compared: {exc}")
+                    continue
+                if cmp["n"]:
+                    paired.append(_annotate(cmp, groups_a[key], groups_b[key], rekeyed[i][1], rekeyed[j][1]))
+            if not paired and notes is not None:
+                notes.append(
+                    f"{a.label} and {b.label} pair no case: no case of one run (suites: {_suites_of(a)}) "
+                    f"has the same instruction and expected steps as a completed case of the other "
+                    f"(suites: {_suites_of(b)})"
+                )
+            out += [cmp | {"a": a.label, "b": b.label, "a_index": i, "b_index": j} for cmp in paired]
+    return out
+
+
+def _annotate(
+    cmp: dict[str, Any],
+    recs_a: Sequence[Mapping[str, Any]],
+    recs_b: Sequence[Mapping[str, Any]],
+    back_a: Mapping[str, str],
+    back_b: Mapping[str, str],
+) -> dict[str, Any]:
+    """Map the disagreeing identities back to each run's keys, with the side that passed."""
+    pass_a = _case_passes(recs_a, cmp["tier"])
+    cases = [
+        {"a_key": back_a.get(k, k), "b_key": back_b.get(k, k), "winner": "a" if pass_a.get(k) else "b"}
+        for k in cmp["disagreeing"]
+    ]
+    diff = cmp["difference"]
+    return cmp | {
+        "disagreeing": [c["a_key"] for c in cases],
+        "disagreeing_cases": cases,
+        "significant": bool(diff["low"] > 0 or diff["high"] < 0),
+    }
+
+
+# ---- leaderboard ----------------------------------------------------------------------------
+
+
+def _better(
+    x: Mapping[str, Any], y: Mapping[str, Any], pairs: Mapping[tuple[int, int], dict[str, Any]]
+) -> bool:
+    """Whether run row ``x`` is significantly better than ``y`` (same tier and harness mode)."""
+    i, j = x["run"], y["run"]
+    cmp = pairs.get((i, j)) or pairs.get((j, i))
+    if cmp is not None and cmp["n"]:
+        diff = cmp["difference"]
+        sign = 1 if cmp["a_index"] == i else -1
+        low, high = sorted((sign * diff["low"], sign * diff["high"]))
+        return bool(low > 0)
+    return bool(x["low"] > y["high"])  # no shared case: intervals apart
+
+
+def leaderboard(
+    runs: Sequence[RunFolder],
+    stats: Sequence[Statistics],
+    pairs: Sequence[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Rows per (run, tier, harness mode), ranked within each (tier, harness mode) without
+    ranking ties: ``rank`` = 1 + the number of runs significantly better (see :data:`RANK_RULE`);
+    ``tied`` says another run holds the same rank. Never ranked across tiers or modes.
+
+    Args:
+        pairs: The runs' :func:`comparisons` (computed when not given).
+    """
+    if pairs is None:
+        pairs = comparisons(runs)
+    order = _tier_rank(scorer_order(runs, stats))
+    by_pair = {(c["a_index"], c["b_index"], c["tier"], c["harness_mode"]): c for c in pairs}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for index, (run, st) in enumerate(zip(runs, stats, strict=True)):
         for s in st.strata:
-            rows.append(
+            groups[(s.tier, s.harness_mode)].append(
                 {
+                    "run": index,
                     "label": run.label,
                     "tier": s.tier,
                     "harness_mode": s.harness_mode,
@@ -32,66 +237,376 @@ def leaderboard(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[
                     "partial": s.partial_mean_diagnostic,
                 }
             )
-    rows.sort(key=lambda r: (r["tier"], r["harness_mode"], -r["accuracy"]))
-    rank, prev = 0, None
-    for row in rows:
-        group = (row["tier"], row["harness_mode"])
-        rank = 1 if group != prev else rank + 1
-        row["rank"], prev = rank, group
+    rows: list[dict[str, Any]] = []
+    for (tier, mode), members in sorted(groups.items(), key=lambda g: (order.get(g[0][0], 99), g[0])):
+        local = {(i, j): c for (i, j, t, m), c in by_pair.items() if t == tier and m == mode}
+        for row in members:
+            row["rank"] = 1 + sum(_better(other, row, local) for other in members if other is not row)
+        counts: dict[int, int] = defaultdict(int)
+        for row in members:
+            counts[row["rank"]] += 1
+        for row in members:
+            row["tied"] = counts[row["rank"]] > 1
+            row["rank_text"] = ("=" if row["tied"] else "") + str(row["rank"])
+        rows += sorted(members, key=lambda r: (r["rank"], -r["accuracy"], r["label"]))
     return rows
 
 
-def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> list[dict[str, Any]]:
-    """Paired comparisons for every pair of runs, per tier and harness mode they share.
+# ---- cost and speed -------------------------------------------------------------------------
 
-    Pairs with no (tier, harness mode) in common are not compared; a line saying so is appended
-    to ``notes`` when given.
-    """
+
+def usage_of(run: RunFolder) -> tuple[RunUsage, str]:
+    """The run's usage from ``summary.json``, else computed from its records; and its source."""
+    if run.summary is not None and run.summary.usage is not None:
+        return run.summary.usage, "summary.json"
+    return run_usage(run.records), "records"
+
+
+def _is_builtin(run: RunFolder) -> bool:
+    provider = run.header.provider if run.header is not None else {}
+    name = str(provider.get("provider") or (run.header.model if run.header else "")).split(":")[0]
+    return name in BUILTIN_AGENTS
+
+
+def cost_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
+    """Tokens, requests, latency and estimated cost per run; ``None`` figures come with a reason
+    in ``missing`` (field -> why)."""
     out = []
-    views = [[record_view(r) for r in run.records] for run in runs]
-    for i, a in enumerate(runs):
-        for j in range(i + 1, len(runs)):
-            b = runs[j]
-            groups_a, groups_b = strata(views[i]), strata(views[j])
-            if notes is not None and groups_a and groups_b and not set(groups_a) & set(groups_b):
-                notes.append(
-                    f"{a.label} and {b.label} share no tier and harness mode; not compared (never pooled)"
-                )
-            for key in sorted(set(groups_a) & set(groups_b)):
-                try:
-                    cmp = compare_runs(groups_a[key], groups_b[key], key[0])
-                except PoolingError:
-                    continue
-                if cmp["n"]:
-                    out.append(cmp | {"a": a.label, "b": b.label})
+    for index, run in enumerate(runs):
+        usage, source = usage_of(run)
+        tokens = usage.tokens
+        missing: dict[str, str] = {}
+        has_tokens = tokens.input + tokens.output + tokens.reasoning + tokens.cached_input > 0
+        if not has_tokens:
+            why = "built-in agent: no model, no tokens" if _is_builtin(run) else "no token counts reported"
+            if run.header is not None and run.header.harness_mode == "agent-under-test":
+                why = "agent under test: its model calls are not seen by callbench"
+            missing["tokens"] = why
+        if usage.n_latency == 0:
+            missing["latency"] = "no live model requests (all cached or none)"
+        if usage.cost_usd is None:
+            missing["cost"] = (
+                missing["tokens"] if not has_tokens else "no price table entry for this model (--price-table)"
+            )
+        out.append(
+            {
+                "run": index,
+                "label": run.label,
+                "source": source,
+                "input": tokens.input if has_tokens else None,
+                "output": tokens.output if has_tokens else None,
+                "reasoning": tokens.reasoning if has_tokens else None,
+                "cached_input": tokens.cached_input if has_tokens else None,
+                "requests": tokens.requests,
+                "cache_hits": tokens.cache_hits,
+                "latency_ms_p50": usage.latency_ms_p50 if usage.n_latency else None,
+                "latency_ms_p95": usage.latency_ms_p95 if usage.n_latency else None,
+                "n_latency": usage.n_latency,
+                "cost_usd": usage.cost_usd,
+                "price_model": usage.price_model,
+                "missing": missing,
+            }
+        )
     return out
 
 
+# ---- what was run ---------------------------------------------------------------------------
+
+
+def _subject(run: RunFolder) -> str:
+    h = run.header
+    if h is None:
+        return ""
+    if h.harness_mode == "agent-under-test":
+        return "agent " + str(h.provider.get("agent") or h.model.removeprefix("agent:"))
+    return h.model
+
+
+def config_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
+    """Each run's configuration as display strings (``fields``) and the suites with their hashes."""
+    out = []
+    for index, run in enumerate(runs):
+        h = run.header
+        if h is None:
+            out.append({"run": index, "label": run.label, "fields": {}, "suites": []})
+            continue
+        provider = {k: v for k, v in h.provider.items() if k not in {"model", "agent"}}
+        fields = {
+            "model or agent": _subject(run),
+            "provider": _compact(provider),
+            "settings": _compact(h.settings),
+            "k": "suite default" if h.retrieval_k is None else str(h.retrieval_k),
+            "suite k": ", ".join(sorted({"all" if v is None else str(v) for v in h.suite_k.values()})) or "–",
+            "executor": h.executor or "suite default",
+            "harness mode": h.harness_mode,
+            "round budget": str(h.harness_assistance.get("round_budget", "–")),
+            "trials": str(h.trials),
+            "callbench version": h.callbench_version,
+        }
+        suites = [
+            {
+                "name": s.name,
+                "hash": s.hash,
+                "registry_hash": s.registry_hash,
+                "prompt_template_hash": s.prompt_template_hash,
+                "n_cases": s.n_cases,
+            }
+            for s in h.suites
+        ]
+        out.append({"run": index, "label": run.label, "fields": fields, "suites": suites})
+    return out
+
+
+def _compact(value: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(value.items()) if v is not None) or "–"
+
+
+IDENTITY_FIELDS = ("model or agent", "provider")
+"""Fields that name what is compared; differences elsewhere are warned about."""
+
+
+def config_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per field in which the runs differ in anything but the model, e.g.
+    ``k: 5 vs suite default`` or ``suite hash differs for genomics``."""
+    rows = [r for r in rows if r["fields"]]
+    if len(rows) < 2:
+        return []
+    out = []
+    for name in rows[0]["fields"]:
+        if name in IDENTITY_FIELDS:
+            continue
+        values = list(dict.fromkeys(r["fields"].get(name, "–") for r in rows))
+        if len(values) > 1:
+            if name == "settings":
+                out.append(f"settings: {_settings_difference(rows)}")
+            else:
+                out.append(f"{name}: {' vs '.join(values)}")
+    out += _suite_warnings(rows)
+    return out
+
+
+def _settings_difference(rows: Sequence[Mapping[str, Any]]) -> str:
+    parsed = [dict(p.split("=", 1) for p in r["fields"]["settings"].split(", ") if "=" in p) for r in rows]
+    keys = sorted({k for p in parsed for k in p})
+    diffs = []
+    for key in keys:
+        values = list(dict.fromkeys(p.get(key, "unset") for p in parsed))
+        if len(values) > 1:
+            diffs.append(f"{key} {' vs '.join(values)}")
+    return "; ".join(diffs)
+
+
+def _suite_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    out = []
+    names = list(dict.fromkeys(s["name"] for r in rows for s in r["suites"]))
+    sets = list(dict.fromkeys(tuple(sorted(s["name"] for s in r["suites"])) for r in rows))
+    if len(sets) > 1:
+        out.append("suites: " + " vs ".join(", ".join(s) or "none" for s in sets))
+    for name in names:
+        for field, what in (
+            ("hash", "suite hash"),
+            ("registry_hash", "registry hash"),
+            ("prompt_template_hash", "prompt template hash"),
+        ):
+            values = {s[field] for r in rows for s in r["suites"] if s["name"] == name}
+            if len(values) > 1:
+                out.append(f"{what} differs for {name}")
+    return out
+
+
+# ---- trials with errors ---------------------------------------------------------------------
+
+
+def trial_notes(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
+    """Why a run's trial figures stop below its ``--trials``.
+
+    :func:`callbench.stats.trial_statistics` reports pass@k only up to the smallest number of
+    *completed* trials any case has (error records are excluded, never counted as failures), and
+    leaves cases with a single completed trial out. One error record in a ``--trials 3`` run
+    therefore caps pass@k at k = 2.
+    """
+    out = []
+    for index, run in enumerate(runs):
+        planned = run.header.trials if run.header is not None else 1
+        if planned < 2:
+            continue
+        by_mode: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+        for record in run.records:
+            counts = by_mode[harness_mode(record_view(record))][record.key]
+            counts[0 if record.status == "error" else 1] += 1
+        for mode, cases in sorted(by_mode.items()):
+            short = {k: c for k, c in cases.items() if c[0] and c[1] < planned}
+            if not short:
+                continue
+            least = min(c[1] for c in short.values())
+            n_err = sum(c[0] for c in short.values())
+            cases_word = "case has" if len(short) == 1 else "cases have"
+            shown = f"pass@k shown up to k = {least}" if least >= 2 else "no pass@k for those cases"
+            text = (
+                f"pass@{planned} not shown: {len(short)} {cases_word} error records "
+                f"({n_err} of their trials), so {shown} (pass@k needs k completed trials of every "
+                f"case; errors are never counted as failures). Resume the run "
+                f"(callbench run --resume {run.path}) to complete it."
+            )
+            out.append(
+                {
+                    "run": index,
+                    "label": run.label,
+                    "harness_mode": mode,
+                    "planned": planned,
+                    "cases": sorted(short),
+                    "text": text,
+                }
+            )
+    return out
+
+
+# ---- page data and display tables -----------------------------------------------------------
+
+
 def overview_payload(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> dict[str, Any]:
-    """The overview's page data: top-level keys of the page's DATA (leaderboard, comparisons, notes)."""
+    """The overview's page data: top-level keys of the page's DATA."""
     notes: list[str] = []
     pairs = comparisons(runs, notes) if len(runs) > 1 else []
+    config = config_rows(runs)
     return {
-        "leaderboard": leaderboard(runs, stats) if len(runs) > 1 else [],
+        "scorers": scorer_order(runs, stats),
+        "leaderboard": leaderboard(runs, stats, pairs) if len(runs) > 1 else [],
+        "rank_rule": RANK_RULE,
         "comparisons": pairs,
         "notes": notes,
+        "usage": cost_rows(runs),
+        "config": config,
+        "config_warnings": config_warnings(config),
+        "trial_notes": trial_notes(runs),
     }
 
 
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _num(x: float | int | None, reason: str = "") -> str:
+    if x is None:
+        return f"– ({reason})" if reason else "–"
+    return f"{x:,.0f}" if isinstance(x, int) or float(x).is_integer() else f"{x:,.1f}"
+
+
 def overview_tables(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[Table]:
-    """The overview as display tables (for ``callbench report --format md|csv``)."""
+    """The overview as display tables (for ``callbench report --format md|csv``): the runs ×
+    scorers grid, the leaderboard (tie-aware ranks), paired comparisons, cost and speed, and
+    the configuration with its warnings."""
+    data = overview_payload(runs, stats)
+    return [
+        _grid_table(runs, stats, data["scorers"]),
+        _leaderboard_table(runs, stats, data),
+        _comparison_table(data),
+        _cost_table(data["usage"]),
+        _config_table(data["config"], data["config_warnings"]),
+    ]
+
+
+def _grid_table(runs: Sequence[RunFolder], stats: Sequence[Statistics], order: dict[str, list[str]]) -> Table:
+    tiers = order["strict"] + order["diagnostic"]
+    rows = []
+    for run, st in zip(runs, stats, strict=True):
+        modes = sorted({s.harness_mode for s in st.strata})
+        for mode in modes:
+            cells = {s.tier: s for s in st.strata if s.harness_mode == mode}
+            row = [run.label, _subject(run), mode]
+            for tier in tiers:
+                s = cells.get(tier)
+                if s is None:
+                    row.append("–")
+                    continue
+                a = s.accuracy
+                err = f", {s.errors} errors" if s.errors else ""
+                row.append(f"{_pct(a.estimate)} ({_pct(a.low)}–{_pct(a.high)}; n={s.n}{err})")
+            rows.append(row)
+    columns = ["Run", "Model or agent", "Harness mode"]
+    columns += order["strict"] + [f"{t} (diagnostic)" for t in order["diagnostic"]]
+    notes = ["Strict accuracy % (95% interval; n completed); never pooled across harness modes."]
+    if order["diagnostic"]:
+        notes.append(f"Diagnostic — not a pass criterion: {', '.join(order['diagnostic'])}.")
+    return Table(title="Runs × scorers", columns=columns, rows=rows, notes=notes)
+
+
+def _leaderboard_table(runs: Sequence[RunFolder], stats: Sequence[Statistics], data: dict[str, Any]) -> Table:
+    board = data["leaderboard"] or leaderboard(runs, stats, [])
     rows = [
         [
-            str(r["rank"]),
+            r["rank_text"],
             r["label"],
             r["tier"],
             r["harness_mode"],
             str(r["n"]),
-            f"{100 * r['accuracy']:.1f}",
-            f"{100 * r['low']:.1f}–{100 * r['high']:.1f}",
+            _pct(r["accuracy"]),
+            f"{_pct(r['low'])}–{_pct(r['high'])}",
             str(r["errors"]),
         ]
-        for r in leaderboard(runs, stats)
+        for r in board
     ]
-    columns = ["#", "Run", "Tier", "Harness mode", "n", "Strict accuracy (%)", "95% CI (%)", "Errors"]
-    return [Table(title="Leaderboard", columns=columns, rows=rows)]
+    columns = ["Rank", "Run", "Tier", "Harness mode", "n", "Strict accuracy (%)", "95% CI (%)", "Errors"]
+    align: list[Any] = ["right", "left", "left", "left", "right", "right", "right", "right"]
+    return Table(title="Leaderboard", columns=columns, rows=rows, align=align, notes=[RANK_RULE])
+
+
+def _comparison_table(data: dict[str, Any]) -> Table:
+    rows = []
+    for c in data["comparisons"]:
+        d = c["difference"]
+        rows.append(
+            [
+                c["a"],
+                c["b"],
+                c["tier"],
+                c["harness_mode"],
+                str(c["n"]),
+                f"{100 * d['estimate']:+.1f}",
+                f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
+                "yes" if c["significant"] else "not significant",
+                f"{c['mcnemar_p']:.3g}",
+                f"{c['only_a']} / {c['only_b']}",
+            ]
+        )
+    columns = ["A", "B", "Tier", "Harness mode", "Shared cases", "A − B (pts)", "95% CI (pts)"]
+    columns += ["Significant", "McNemar p", "only A / only B"]
+    notes = ["A − B on the cases both runs completed (paired by instruction and expected steps)."]
+    return Table(title="Paired comparisons", columns=columns, rows=rows, notes=notes + data["notes"])
+
+
+def _cost_table(usage: Sequence[Mapping[str, Any]]) -> Table:
+    rows = []
+    for u in usage:
+        why = u["missing"]
+        cost = "–" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+        rows.append(
+            [
+                u["label"],
+                _num(u["input"], why.get("tokens", "")),
+                _num(u["output"]),
+                _num(u["reasoning"]),
+                _num(u["cached_input"]),
+                f"{u['requests']} ({u['cache_hits']} cached)",
+                _num(u["latency_ms_p50"], why.get("latency", "")),
+                _num(u["latency_ms_p95"]),
+                cost if u["cost_usd"] is not None else f"– ({why.get('cost', '')})",
+            ]
+        )
+    columns = ["Run", "Input tokens", "Output", "Reasoning", "Cached input", "Requests"]
+    columns += ["Latency p50 (ms)", "Latency p95 (ms)", "Cost (USD)"]
+    return Table(title="Cost and speed", columns=columns, rows=rows)
+
+
+def _config_table(config: Sequence[Mapping[str, Any]], warnings: list[str]) -> Table:
+    names = list(dict.fromkeys(k for c in config for k in c["fields"]))
+    rows = []
+    for c in config:
+        suites = "; ".join(
+            f"{s['name']} (suite {s['hash'][:12]}, registry {s['registry_hash'][:12]}, "
+            f"prompt {s['prompt_template_hash'][:12]})"
+            for s in c["suites"]
+        )
+        rows.append([c["label"], *(c["fields"].get(n, "–") for n in names), suites or "–"])
+    notes = [f"Differs between runs — {w}" for w in warnings]
+    return Table(title="What was run", columns=["Run", *names, "Suites (hashes)"], rows=rows, notes=notes)
