@@ -40,6 +40,7 @@ from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
 
+MANUAL_RATIONALE = "manual case: scored by reviewers against its rubric"
 _CASE_NUMBERS = itertools.count(1)
 WORKDIR_PREFIX = "callbench-"
 _WORKDIR = re.compile(r"callbench-(\d+)-\d+")
@@ -249,6 +250,8 @@ async def run_job(
         harness_assistance=assistance,
         template=case.template,
         started_at=started,
+        scoring=case.scoring,
+        rubric=case.rubric,
     )
     episode = Episode(case, offered, policy, suite.system_prompt, registry=registry)
     error = await _play(job, episode, player, config, fan)
@@ -346,13 +349,33 @@ def _snapshot(session: Any) -> dict[str, Any] | None:
 async def score_case(
     scorers: dict[str, Any], case: Case, trace: Trace
 ) -> tuple[dict[str, Verdict], ErrorInfo | None]:
-    """Apply every scorer; a crashing scorer makes an error record (a bug), never a model failure."""
+    """Apply every scorer; a crashing scorer makes an error record (a bug), never a model failure.
+
+    A manual case is scored like any other (its verdicts are diagnostics for the reviewers) and every
+    verdict is then marked not applicable, which takes it out of every automatic rate."""
     verdicts: dict[str, Verdict] = {}
     for name, scorer in scorers.items():
         try:
-            verdicts[name] = await scorer.ascore(case, trace)
+            verdict = await scorer.ascore(case, trace)
         except ProviderError as exc:
             return verdicts, ErrorInfo(type=f"scorer:{type(exc).__name__}", message=str(exc))
         except Exception as exc:  # noqa: BLE001
             return verdicts, ErrorInfo(type=f"scorer_error:{type(exc).__name__}", message=f"{name}: {exc}")
+        verdicts[name] = _not_applicable_manual(verdict) if case.manual else verdict
     return verdicts, None
+
+
+def _not_applicable_manual(verdict: Verdict) -> Verdict:
+    """The automatic verdict of a manual case: what the scorer found is kept (reasons, and its pass flag
+    and partial score under ``details["automatic"]``) for the reviewers; ``passed`` is False and
+    ``applicable`` False, as for any verdict that is out of every rate, so no reader can count it."""
+    automatic = {"passed": verdict.passed, "partial": verdict.partial, "rationale": verdict.rationale}
+    return verdict.model_copy(
+        update={
+            "applicable": False,
+            "passed": False,
+            "partial": None,
+            "rationale": MANUAL_RATIONALE,
+            "details": {**verdict.details, "automatic": automatic},
+        }
+    )

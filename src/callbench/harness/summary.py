@@ -69,7 +69,8 @@ def build_summary(
         tiers={name: _tier_row(header, name, completed, len(errors)) for name in scorer_names},
         retrieval_recall=_mean(r.retrieval_recall for r in completed if r.retrieval_recall is not None),
         qc_flags=qc_flags(completed) + tool_bug_flags(errors),
-        scorer_aggregates=_scorer_aggregates(scorers or {}, completed),
+        # manual cases are decided by reviewers: no scorer's run-level figures count them
+        scorer_aggregates=_scorer_aggregates(scorers or {}, [r for r in completed if r.scoring != "manual"]),
         # CIs, trials (pass@k, flip rate) per tier and mode
         statistics=Statistics.model_validate(statistics_summary(records)),
         # tokens, cost, latency p50/p95
@@ -77,6 +78,9 @@ def build_summary(
     )
     if requests:
         summary.requests = dict(requests)
+    manual = sum(r.scoring == "manual" for r in completed)
+    if manual:  # set only then: summaries of runs without manual cases keep their keys
+        summary.n_manual = manual
     return summary
 
 

@@ -7,13 +7,14 @@ plain JSON here and interpreted by :mod:`callbench.scoring.arguments`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
 from callbench.types.messages import Message
+from callbench.types.review import Rubric
 
 DSL_KEYS = ("$any", "$default", "$one_of", "$ref", "$pattern")
 REF_PATTERN = re.compile(r"^(?P<step>[A-Za-z0-9_\-#]+)(?:\.(?P<path>.+))?$")
@@ -90,11 +91,21 @@ class Case(BaseModel):
     template: str | None = None
     """Cases sharing a template are one cluster for cluster-bootstrap intervals."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    scoring: Literal["auto", "manual"] = "auto"
+    """``manual``: reviewers score the case against its ``rubric``; its automatic verdicts are kept but
+    marked not applicable (out of every automatic rate). ``expected`` then names the tools a good
+    answer uses (played by the oracle) without deciding anything."""
+    rubric: Rubric | None = None
+    """Criteria and scales of a manual case (required with ``scoring: manual``, refused otherwise)."""
 
     @model_validator(mode="after")
     def _check(self) -> Case:
         if self.instruction is None and not self.messages:
             raise ValueError("a case needs an 'instruction' or 'messages'")
+        if self.scoring == "manual" and self.rubric is None:
+            raise ValueError("'scoring: manual' needs a 'rubric'")
+        if self.scoring == "auto" and self.rubric is not None:
+            raise ValueError("a 'rubric' needs 'scoring: manual' (automatic cases have none)")
         assign_step_ids(self.expected)
         ids = [s.id for s in self.expected]
         dup = sorted({i for i in ids if ids.count(i) > 1})
@@ -160,8 +171,16 @@ class Case(BaseModel):
         """Per expected call instance (``times`` expanded), the acceptable tool names."""
         return [s.tools for s in self.expected for _ in range(s.times)]
 
+    @property
+    def manual(self) -> bool:
+        """True for a case scored by reviewers against its rubric."""
+        return self.scoring == "manual"
+
     def hash_payload(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude={"metadata"})
+        # scoring/rubric are left out at their defaults so automatic cases hash as they did before
+        # manual cases existed (suite hashes of earlier runs stay valid for --resume and compare).
+        exclude = {"metadata"} | ({"scoring", "rubric"} if not self.manual else set())
+        return self.model_dump(mode="json", exclude=exclude)
 
 
 def assign_step_ids(steps: list[ExpectedStep]) -> None:

@@ -178,6 +178,9 @@ class Summary(BaseModel):
     errors_by_type: dict[str, int] = Field(default_factory=dict)
     """Error records (infrastructure failures, excluded from every rate) per error type."""
     tiers: dict[str, TierFigures] = Field(default_factory=dict)
+    n_manual: int = 0
+    """Completed records of manual cases (``scoring: manual``): awaiting review against their rubric,
+    out of every automatic rate (their verdicts are not applicable)."""
     retrieval_recall: float | None = None
     qc_flags: list[QCFlag] = Field(default_factory=list)
     scorer_aggregates: dict[str, ScorerAggregate] = Field(default_factory=dict)

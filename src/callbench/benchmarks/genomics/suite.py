@@ -1,4 +1,5 @@
-"""Suite loaders of the genomics pack: ``genomics-simple``, ``genomics-complex`` and ``genomics``.
+"""Suite loaders of the genomics pack: ``genomics-simple``, ``genomics-complex``, ``genomics`` and
+``genomics-manual`` (manual cases, scored by reviewers; not part of ``genomics``).
 
 Every suite runs on the python executor bound to the real tool implementations, with a fresh
 :class:`Workspace` per case (in the case's temporary folder), and is scored by the three strict
@@ -114,6 +115,17 @@ def load_complex(spec: str = "", options: SuiteOptions | None = None) -> Suite:
         "genomics-complex",
         read_suite_cases("genomics-complex"),
         "Multi-step genome-workbench workflows (2-9 steps) with references between steps.",
+    )
+
+
+def load_manual(spec: str = "", options: SuiteOptions | None = None) -> Suite:
+    """Open-ended analysis requests scored by reviewers against each case's rubric (``scoring: manual``)."""
+    _reject_spec("genomics-manual", spec)
+    return _suite(
+        "genomics-manual",
+        read_suite_cases("genomics-manual"),
+        "Open-ended genome analyses scored by reviewers against a rubric (manual cases; out of every "
+        "automatic rate).",
     )
 
 
