@@ -116,7 +116,8 @@ function bdConfusion(data) {
   const grid = new Map(t.cells.map(([r, c, n, idx]) => [`${r},${c}`, [n, idx]]));
   // Rows that are only a correct call (their single cell is the same tool) can be hidden: with
   // many tools they are most of the table.
-  const mistaken = (ri) => t.cells.some(([r, c]) => r === ri && t.columns[c] !== t.rows[ri]);
+  const hit = (ri, ci) => t.rows[ri].split(" | ").includes(t.columns[ci]);
+  const mistaken = (ri) => t.cells.some(([r, c]) => r === ri && !hit(r, c));
   const shown = t.rows.map((_, i) => i).filter((i) => !BD.mistakes || mistaken(i));
   const usedCols = new Set(t.cells.filter(([r]) => shown.includes(r)).map(([, c]) => c));
   const cols = t.columns.map((_, i) => i).filter((i) => usedCols.has(i));
@@ -125,8 +126,7 @@ function bdConfusion(data) {
   const rows = shown.map((ri) => el("tr", { "data-expected": t.rows[ri] }, el("th", { scope: "row", text: t.rows[ri] }), cols.map((ci) => {
     const cell = grid.get(`${ri},${ci}`);
     if (!cell) return el("td", { class: "num zero", text: "" });
-    const same = t.columns[ci] === t.rows[ri];
-    return el("td", { class: "num " + (same ? "bd-hit" : "bd-miss"), "data-called": t.columns[ci], "data-value": cell[0] },
+    return el("td", { class: "num " + (hit(ri, ci) ? "bd-hit" : "bd-miss"), "data-called": t.columns[ci], "data-value": cell[0] },
       bdSelectButton(`expected ${t.rows[ri]} → called ${t.columns[ci]} (${DATA.runs[run].label}, ${t.tier})`, run, cell[1], String(cell[0])));
   })));
   box.append(toggle, shown.length
