@@ -34,10 +34,10 @@ from callbench.harness.runfolder import (
     RecordTail,
     RunFolder,
     bulk_load,
-    run_label,
     latest_records,
     read_header,
     read_live_state,
+    run_label,
 )
 from callbench.report.html import render_html
 from callbench.report.payload import (

@@ -312,7 +312,6 @@ def unpack_details(payload: dict[str, Any], run_index: int) -> list[dict[str, An
     return records
 
 
-
 def header_payload(run: RunFolder) -> dict[str, Any]:
     """The run header's JSON (the keys ``run.json`` holds; empty before the run wrote it)."""
     return {} if run.header is None else run.header.model_dump(mode="json", exclude_unset=True, fallback=str)

@@ -72,3 +72,6 @@ function loadRecord(runIndex, recordIndex) {
   if (DATA.live && row) return fetchRecord(row); // live view: the server holds the whole record
   return Promise.resolve(row);
 }
+
+// For tests and the browser console: the same loader the panel uses (read-only, nothing else exposed).
+window.callbenchData = Object.freeze({ loadRecord });
