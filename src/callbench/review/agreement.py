@@ -373,21 +373,17 @@ def cohen_kappa(
             dropped=dropped,
         )
     kappa, std_error = _asymptotic(table, weights)
-    low = high = math.nan
-    method = "asymptotic"
-    if interval == "asymptotic" and std_error is not None and std_error > 0:
+    if interval == "asymptotic" and std_error is not None:
         half = _z(confidence) * std_error
-        low, high = kappa - half, kappa + half
+        low, high, method = kappa - half, kappa + half, "asymptotic"
     else:
-        std_error = None if interval == "bootstrap" else std_error
+        std_error = None  # the interval below does not use it; reporting it would mislead
+
+        def resampled(draw: np.ndarray) -> float | None:
+            return _cohen_on_table(_table([ix[i] for i in draw], [iy[i] for i in draw], len(table)), weights)
+
         low, high, method = _percentile_bootstrap(
-            n,
-            lambda draw: _cohen_on_table(
-                _table([ix[i] for i in draw], [iy[i] for i in draw], table.shape[0]), weights
-            ),
-            confidence=confidence,
-            resamples=resamples,
-            seed=seed,
+            n, resampled, confidence=confidence, resamples=resamples, seed=seed
         )
         if interval == "asymptotic":
             method = method.replace("bootstrap", "bootstrap (asymptotic variance unavailable)", 1)
