@@ -179,6 +179,7 @@ def _annotate(
         {"a_key": back_a.get(k, k), "b_key": back_b.get(k, k), "winner": "a" if pass_a.get(k) else "b"}
         for k in cmp["disagreeing"]
     ]
+    cases.sort(key=lambda c: (c["a_key"], c["b_key"]))  # identities are hashes: show keys in order
     diff = cmp["difference"]
     return cmp | {
         "disagreeing": [c["a_key"] for c in cases],
