@@ -164,6 +164,8 @@ def print_summary(
         extra.append(line)
     if summary.qc_flags:
         extra.append(f"{len(summary.qc_flags)} quality-control flag(s) in summary.json")
+    if summary.n_manual:
+        extra.append(f"{summary.n_manual} manual case(s) awaiting review")
     console.print("  " + " · ".join(extra))
     if summary.n_error and run_dir is not None:  # say why cases errored (issue 13, item 7)
         from callbench.report.watch import run_error_causes

@@ -35,6 +35,7 @@ def serve_tools(
     from callbench.executors.base import run_sync
     from callbench.harness.config import Selection
     from callbench.harness.serve_case import open_case, serve_http, serve_over_stdio, stderr_log
+    from callbench.report.progress import verdict_word
     from callbench.suites.resolve import load_suite
 
     checked = Selection(k=k)  # the run command's rule for --k (a number >= 1, or 'all')
@@ -49,6 +50,6 @@ def serve_tools(
         verdicts = run_sync(served.score())
         stderr_log(f"{len(served.episode.trace.calls)} call(s) made; verdicts on them (no final answer):")
         for name, verdict in verdicts.items():
-            stderr_log(f"  {name}: {'PASS' if verdict.passed else 'FAIL'}  {verdict.rationale}")
+            stderr_log(f"  {name}: {verdict_word(verdict)}  {verdict.rationale}")
     finally:
         served.close()

@@ -24,6 +24,7 @@ from callbench.report.terminal import AGENT_MODE, agent_failure, printable, run_
 if TYPE_CHECKING:
     from callbench.types.records import CaseRecord, RunHeader
     from callbench.types.trace import RoundInfo, TraceCall
+    from callbench.types.verdict import Verdict
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 
@@ -222,13 +223,20 @@ class PlainProgress:
         self._print(f"done {self.tally.line()}")
 
 
+def verdict_word(verdict: Verdict) -> str:
+    """``PASS``, ``FAIL`` or ``n/a`` (a verdict that judged nothing, e.g. a manual case's)."""
+    if not verdict.applicable:
+        return "n/a"
+    return "PASS" if verdict.passed else "FAIL"
+
+
 def case_outcome(record: CaseRecord) -> str:
     """``key#trial PASS|FAIL per tier`` (or ``ERROR type``) for one record, then an agent under
     test's failure (``agent_crashed (exit 3)``) when it had one."""
     head = f"{record.key}#{record.trial}"
     if record.status == "error":
         return f"{head} ERROR {record.error.type if record.error is not None else 'error'}"
-    flags = " ".join(f"{_short(t)}={'PASS' if v.passed else 'FAIL'}" for t, v in record.verdicts.items())
+    flags = " ".join(f"{_short(t)}={verdict_word(v)}" for t, v in record.verdicts.items())
     failure = agent_failure(record)
     return f"{head} {flags}" + (f" {failure}" if failure else "")
 
