@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from callbench.review.store import (
+from callbench.harness.reviews import (
     ReviewError,
     append_review,
     current_records,
