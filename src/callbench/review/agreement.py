@@ -194,7 +194,7 @@ def _category_index(
 
 def _inter_rater() -> Any:
     """statsmodels' inter-rater module, imported on first use (it pulls in scipy.stats)."""
-    from statsmodels.stats import inter_rater  # type: ignore[import-untyped]  # ships no type hints
+    from statsmodels.stats import inter_rater
 
     return inter_rater
 
