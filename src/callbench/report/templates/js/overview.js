@@ -73,15 +73,21 @@ function subjectOf(run) {
 }
 
 function detailList(run, s) {
-  const agent = s.harness_mode === AGENT_MODE && run.header ? agentOf(run.header) : null;
   return el("details", { class: "more" }, el("summary", { text: "detail" }),
     el("dl", {},
       el("dt", { text: "passed" }), el("dd", { class: "passed", text: s.passed }),
       el("dt", { text: "partial (diagnostic)" }), el("dd", { class: "diag partial", text: fmt(s.partial_mean_diagnostic) }),
       el("dt", { text: "retrieval recall" }), el("dd", { class: "recall", text: fmt(s.retrieval_recall) }),
-      el("dt", { text: "interval" }), el("dd", { class: "method", text: s.accuracy.method }),
-      agent ? [el("dt", { text: "agent" }), el("dd", { class: "agent-spec", text: `${agent.spec} (${agent.kind})` }),
-        el("dt", { text: "round budget" }), el("dd", { class: "budget", text: roundBudget(run.header) })] : null));
+      el("dt", { text: "interval" }), el("dd", { class: "method", text: s.accuracy.method })));
+}
+
+function agentInfo(run, s) {
+  // Agent-under-test cells name the agent and its round budget in view (not behind "detail").
+  if (s.harness_mode !== AGENT_MODE || !run.header) return null;
+  const agent = agentOf(run.header);
+  return el("dl", { class: "agent-info" },
+    el("dt", { text: "agent" }), el("dd", { class: "agent-spec", text: `${agent.spec} (${agent.kind})` }),
+    el("dt", { text: "round budget" }), el("dd", { class: "budget", text: roundBudget(run.header) }));
 }
 
 function gridCell(run, s, diagnostic) {
@@ -93,7 +99,7 @@ function gridCell(run, s, diagnostic) {
     el("div", { class: "ci", "data-low": a.low, "data-high": a.high, text: `95% CI ${pct(a.low)} – ${pct(a.high)}` }),
     el("div", { class: "counts" }, "n ", el("span", { class: "n", text: s.n }),
       el("span", { class: "err-wrap" + (s.errors ? " has-errors" : "") }, " · errors ", el("span", { class: "errors", text: s.errors }))),
-    detailList(run, s));
+    agentInfo(run, s), detailList(run, s));
 }
 
 function renderGrid() {
