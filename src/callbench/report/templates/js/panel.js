@@ -1,16 +1,53 @@
 // ---- case panel ---------------------------------------------------------------------------
+// What one record shows when its row opens: rounds, every call with its arguments and result,
+// expected vs actual arguments ($ref values resolved from the results), verdicts and, for a
+// state-match failure, which parts of the state differ and where inside them.
 function badgeFor(call) {
   if (call.parse_error || call.schema_valid === false || call.known_tool === false || call.execution === "error" || call.execution === "rejected") return "bad";
   if (call.execution === "ok") return "ok";
   return "skip"; // valid but not executed (contract tier) or skipped
 }
 
-function panel(r) {
-  const t = r.trace || { rounds: [], calls: [] };
+function callStatus(call, timeline) {
+  // A call's badge text: a name outside the offered tools is "unknown tool" (it has no schema to
+  // be invalid against), then unparsable and schema-invalid arguments, else the execution status.
+  if (call.known_tool === false) return "unknown tool";
+  if (call.parse_error) return "unparsable";
+  if (call.schema_valid === false) return timeline ? `schema-invalid · ${call.execution}` : "schema-invalid";
+  return call.execution || "–";
+}
+
+function callBadge(call, opts) {
+  const o = opts || {};
+  return el("span", { class: "badge " + badgeFor(call), "data-testid": o.testid || "call-badge", "data-status": callStatus(call, false),
+    title: call.error || (call.schema_errors || []).join("; ") || call.execution }, o.tool ? `${call.tool} · ${callStatus(call, o.timeline)}` : callStatus(call, o.timeline));
+}
+
+const FOLD_LINES = 12, FOLD_CHARS = 1500;
+
+function fold(text, attrs) {
+  // A <pre> showing the first lines of a long value with a "show all" button (and back).
+  const full = String(text), lines = full.split("\n");
+  const long = lines.length > FOLD_LINES || full.length > FOLD_CHARS;
+  const short = long ? lines.slice(0, FOLD_LINES).join("\n").slice(0, FOLD_CHARS) + " …" : full;
+  const pre = el("pre", Object.assign({ class: "folded", "data-folded": long ? "true" : "false", text: short }, attrs || {}));
+  if (!long) return pre;
+  const more = `show all (${lines.length} lines, ${full.length} chars)`;
+  const button = el("button", { type: "button", class: "fold", "data-testid": "show-all", text: more });
+  button.addEventListener("click", () => {
+    const open = pre.getAttribute("data-folded") === "true";
+    pre.textContent = open ? full : short;
+    pre.setAttribute("data-folded", open ? "false" : "true");
+    button.textContent = open ? "show less" : more;
+  });
+  return el("div", { class: "fold-box" }, pre, button);
+}
+
+function roundCards(t) {
   const byId = new Map((t.calls || []).map((c) => [c.call_id, c]));
-  const rounds = (t.rounds || []).map((rd) => {
+  return (t.rounds || []).map((rd) => {
     const calls = (rd.call_ids || []).map((id) => byId.get(id)).filter(Boolean);
-    const badges = calls.length ? calls.map((c) => el("span", { class: "badge " + badgeFor(c), "data-testid": "call-badge", title: c.error || (c.schema_errors || []).join("; ") || c.execution }, `${c.tool} · ${c.parse_error ? "unparsable" : c.schema_valid === false ? "schema-invalid" : c.execution}`))
+    const badges = calls.length ? calls.map((c) => callBadge(c, { tool: true }))
       : [el("span", { class: "badge warn", "data-testid": "call-badge", text: rd.reconstructed && rd.text ? "no tool call (answer)" : "no tool call" })];
     return el("div", { class: "round" + (calls.length ? "" : " nocall"), "data-testid": "round-card" },
       el("strong", { text: `Round ${rd.index}` }), " ", el("span", { class: "when", text: when(rd.started_at) }),
@@ -19,21 +56,44 @@ function panel(r) {
       el("div", {}, badges), rd.nudge ? el("div", { class: "note", text: `nudge: ${rd.nudge}` }) : null,
       rd.text ? el("pre", { text: rd.text }) : null);
   });
+}
+
+function callList(calls) {
+  // Every call in emitted order: arguments on the left, what the tool returned on the right.
+  if (!calls.length) return el("div", { class: "note", text: "no tool calls" });
+  return el("ol", { class: "calls", "data-testid": "call-list" }, calls.map((c, i) => el("li", { class: "call", "data-testid": "call", "data-tool": c.tool, "data-index": i },
+    el("div", { class: "call-head" }, el("strong", { text: `call ${i + 1}` }), " ", el("code", { text: c.tool }), " ", callBadge(c, { testid: "call-status" }),
+      el("span", { class: "when", text: ` · round ${c.round ?? "–"} · ${fmt(c.duration_ms, 1)} ms` })),
+    el("div", { class: "call-io" },
+      el("div", { class: "call-args" }, el("div", { class: "note", text: "arguments" }),
+        c.parse_error ? [el("div", { class: "bad-text", text: `unparsable: ${c.parse_error}` }), fold(c.arguments_raw || "", { "data-testid": "call-arguments" })]
+          : fold(json(c.arguments ?? {}), { "data-testid": "call-arguments" })),
+      el("div", { class: "call-result" }, el("div", { class: "note", text: c.error ? "error" : "result" }),
+        c.error ? fold(c.error, { class: "folded bad-text", "data-testid": "call-error" })
+          : c.execution === "ok" || (c.result !== null && c.result !== undefined) ? fold(json(c.result), { "data-testid": "call-result" })
+            : el("div", { class: "note", "data-testid": "call-result-none", text: `(no result: ${c.execution || "not executed"})` }))))));
+}
+
+function panel(r) {
+  const t = r.trace || { rounds: [], calls: [] };
+  const calls = t.calls || [];
   const verdicts = Object.entries(r.verdicts || {}).map(([tier, v]) => el("div", {},
     el("span", { class: "pill " + (v.passed ? "pass" : "fail"), text: `${tier}: ${v.passed ? "pass" : "fail"}` }),
     ` partial ${fmt(v.partial)} (diagnostic) — `, el("span", { text: v.rationale || "" }),
     el("ul", {}, (v.reasons || []).map((x) => el("li", {}, el("code", { text: x.code }), " ", x.message || "")))));
-  return el("div", { class: "panel", "data-testid": "case-panel" },
+  return el("div", { class: "panel", "data-testid": "case-panel", "data-key": r.key },
     r.status === "error" ? el("div", { class: "bad-text", text: `error: ${errText(r.error)}` }) : null,
     el("h4", { text: "Instruction" }), el("pre", { text: r.instruction || "" }),
     el("h4", { text: "Offered tools" }), el("div", {}, (r.offered_tools || []).map((x) => el("span", { class: "pill", text: x }))),
     t.agent ? agentSection(t.agent) : null,
-    t.agent || (t.calls || []).some((c) => typeof c.started_at === "number") ? [el("h4", { text: "Call timeline" }), callTimeline(t.calls || [])] : null,
-    el("h4", { text: (t.rounds || []).some((rd) => rd.reconstructed) ? "Rounds (reconstructed from call timing, display only)" : "Rounds" }), el("div", { class: "rounds" }, rounds),
-    el("h4", { text: "Expected vs actual arguments" }), argumentDiff(expectedSteps(r), t.calls || [], matchesOf(r)),
+    t.agent || calls.some((c) => typeof c.started_at === "number") ? [el("h4", { text: "Call timeline" }), callTimeline(calls)] : null,
+    el("h4", { text: (t.rounds || []).some((rd) => rd.reconstructed) ? "Rounds (reconstructed from call timing, display only)" : "Rounds" }), el("div", { class: "rounds" }, roundCards(t)),
+    el("h4", { text: "Calls and results" }), callList(calls),
+    el("h4", { text: "Expected vs actual arguments" }), argumentDiff(expectedSteps(r), calls, matchesOf(r), refResolver(r, calls)),
+    stateDiffs(r),
     el("h4", { text: "Final text" }), el("pre", { "data-testid": "final-text", text: t.final_text || "" }),
     el("h4", { text: "Evaluation" }), verdicts,
-    el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + (t.calls || []).map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }));
+    el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + calls.map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }));
 }
 
 function agentSection(a) {
@@ -60,7 +120,7 @@ function callTimeline(calls) {
     el("td", { class: "offset", text: typeof c.started_at === "number" && t0 !== null ? `+${Math.round(1000 * (c.started_at - t0))} ms` : "–" }),
     el("td", { text: c.round ?? "" }),
     el("td", {}, el("code", { text: c.tool })),
-    el("td", {}, el("span", { class: "badge " + badgeFor(c), text: c.parse_error ? "unparsable" : c.known_tool === false ? "unknown tool" : c.schema_valid === false ? `schema-invalid · ${c.execution}` : c.execution || "–" })),
+    el("td", {}, callBadge(c, { timeline: true })),
     el("td", { class: "duration", text: `${fmt(c.duration_ms, 1)} ms` })));
   return el("div", { class: "timeline", "data-testid": "call-timeline" }, table(["#", "Offset", "Round", "Tool", "Execution", "Duration"], rows));
 }
@@ -77,73 +137,201 @@ function expectedSteps(r) {
 
 function matchesOf(r) {
   // The scorer's own step -> call assignment (first tier that reports one).
+  const m = scorerMatches(r);
+  return m ? new Map(m.map((x) => [x.expected_index, x.call_index])) : null;
+}
+
+function scorerMatches(r) {
   for (const v of Object.values(r.verdicts || {})) {
     const m = v.details && v.details.matches;
-    if (Array.isArray(m)) return new Map(m.map((x) => [x.expected_index, x.call_index]));
+    if (Array.isArray(m)) return m;
   }
   return null;
+}
+
+// ---- $ref values --------------------------------------------------------------------------
+const PATH_TOKEN = /[^.[\]]+|\[\d+\]/g;
+
+function followPath(value, path) {
+  // As the scorer's follow_path: a.b[0].c into nested objects and lists; {found: false} when absent.
+  for (const token of String(path || "").match(PATH_TOKEN) || []) {
+    if (token.startsWith("[")) {
+      const i = Number(token.slice(1, -1));
+      if (!Array.isArray(value) || i >= value.length) return { found: false };
+      value = value[i];
+    } else if (isPlain(value) && hasKey(value, token)) value = value[token];
+    else if (Array.isArray(value) && /^\d+$/.test(token) && Number(token) < value.length) value = value[Number(token)];
+    else return { found: false };
+  }
+  return { found: true, value };
+}
+
+function refResolver(r, calls) {
+  // "$ref: step.path" -> the value at path in the result of the call the scorer paired with step.
+  const pairs = new Map();
+  for (const m of scorerMatches(r) || []) {
+    if (m.step === undefined || m.call_index === undefined || m.call_index === null) continue;
+    if (!pairs.has(m.step)) pairs.set(m.step, []);
+    pairs.get(m.step).push(m.call_index);
+  }
+  return (ref) => {
+    const text = String(ref), dot = text.indexOf(".");
+    const step = dot < 0 ? text : text.slice(0, dot), path = dot < 0 ? "" : text.slice(dot + 1);
+    for (const index of pairs.get(step) || []) {
+      const call = calls[index];
+      if (!call || call.execution !== "ok") continue;
+      const hit = followPath(call.result, path);
+      if (hit.found) return { found: true, value: hit.value, call: index };
+    }
+    return { found: false };
+  };
+}
+
+function refsIn(value, out) {
+  // Every $ref string inside an expected value (also inside $one_of alternatives and lists).
+  const acc = out || [];
+  if (isPlain(value)) {
+    if (hasKey(value, "$ref")) acc.push(String(value.$ref));
+    for (const v of Object.values(value)) refsIn(v, acc);
+  } else if (Array.isArray(value)) for (const v of value) refsIn(v, acc);
+  return acc;
+}
+
+function refNotes(value, resolve) {
+  return uniq(refsIn(value)).map((ref) => {
+    const hit = resolve ? resolve(ref) : { found: false };
+    return el("div", { class: "ref-note", "data-testid": "ref-value", "data-ref": ref, "data-resolved": hit.found ? "true" : "false" },
+      "$ref ", el("code", { text: ref }),
+      hit.found ? [` = (result of call ${hit.call + 1}) `, inlineFold(json(hit.value))] : " (not resolved: no executed call paired with that step)");
+  });
+}
+
+function inlineFold(text) {
+  // A long one-line value: its first 300 characters and a "show all" toggle.
+  const full = String(text);
+  if (full.length <= 400) return el("span", { class: "value", text: full });
+  const span = el("span", { class: "value", text: full.slice(0, 300) + " …" });
+  const button = el("button", { type: "button", class: "fold", "data-testid": "show-all", text: `show all (${full.length} chars)` });
+  button.addEventListener("click", () => {
+    const folded = button.textContent !== "show less";
+    span.textContent = folded ? full : full.slice(0, 300) + " …";
+    button.textContent = folded ? "show less" : `show all (${full.length} chars)`;
+  });
+  return el("span", {}, span, " ", button);
 }
 
 // An approximation of the scorer's argument DSL, for highlighting only: the verdict is authoritative.
 const hasKey = (obj, k) => obj !== null && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, k);
 const isPlain = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function keyState(exp, act, k) {
+function keyState(exp, act, k, resolve) {
   const e = hasKey(exp, k), a = hasKey(act, k);
   if (!e) return "diff"; // an argument the step does not expect
   if (!a) return isPlain(exp[k]) && hasKey(exp[k], "$default") ? "" : "missing";
-  const verdict = matchValue(exp[k], act[k]);
+  const verdict = matchValue(exp[k], act[k], resolve);
   return verdict === null ? "ref" : verdict ? "" : "diff";
 }
 
-function matchValue(e, a) {
+function matchValue(e, a, resolve) {
   if (isPlain(e)) {
     if (hasKey(e, "$any")) return a !== null && a !== undefined && a !== "";
-    if (hasKey(e, "$default")) return matchValue(e.$default, a);
-    if (hasKey(e, "$ref")) return null; // resolved against earlier results by the scorer
+    if (hasKey(e, "$default")) return matchValue(e.$default, a, resolve);
+    if (hasKey(e, "$ref")) {
+      // Equal to the resolved value: a match; otherwise left to the scorer (it may coerce).
+      const hit = resolve ? resolve(e.$ref) : { found: false };
+      return hit.found && json(hit.value) === json(a) ? true : null;
+    }
     if (hasKey(e, "$pattern")) { try { return typeof a === "string" && new RegExp(String(e.$pattern)).test(a); } catch (err) { return null; } }
     if (hasKey(e, "$one_of") && Object.keys(e).length === 1) {
-      const results = (e.$one_of || []).map((alt) => matchValue(alt, a));
+      const results = (e.$one_of || []).map((alt) => matchValue(alt, a, resolve));
       return results.includes(true) ? true : results.includes(null) ? null : false;
     }
     if (!isPlain(a)) return false;
-    const results = uniq(Object.keys(e).concat(Object.keys(a))).map((k) => keyState(e, a, k));
+    const results = uniq(Object.keys(e).concat(Object.keys(a))).map((k) => keyState(e, a, k, resolve));
     return results.every((r) => r === "") ? true : results.some((r) => r === "diff" || r === "missing") ? false : null;
   }
   if (Array.isArray(e)) {
     if (!Array.isArray(a) || a.length !== e.length) return false;
-    const results = e.map((x, i) => matchValue(x, a[i]));
+    const results = e.map((x, i) => matchValue(x, a[i], resolve));
     return results.includes(false) ? false : results.includes(null) ? null : true;
   }
   return json(e) === json(a);
 }
 
-function argumentDiff(expected, calls, matches) {
+function argumentDiff(expected, calls, matches, resolve) {
   const used = new Set();
   const blocks = expected.map((step, i) => {
     let idx = matches ? (matches.has(i) ? matches.get(i) : -1) : calls.findIndex((c, j) => !used.has(j) && step.tools.includes(c.tool));
     if (idx < 0 && !matches) idx = calls.findIndex((c, j) => !used.has(j));
     if (idx >= 0) used.add(idx);
     const call = idx >= 0 ? calls[idx] : null;
+    const actualHead = call ? `actual: call ${idx + 1} ${call.tool}` : null;
     if (step.arguments === null) {
       return el("div", { class: "args", "data-testid": "arg-diff" }, el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), el("div", { class: "note", text: "(expected arguments not recorded)" })),
-        el("div", {}, el("strong", { text: call ? `actual: ${call.tool}` : "actual: (no matching call)" }), call ? el("pre", { text: json(call.arguments ?? call.arguments_raw) }) : null));
+        el("div", {}, el("strong", { text: actualHead || "actual: (no matching call)" }), call ? fold(json(call.arguments ?? call.arguments_raw)) : null));
     }
     const exp = step.arguments || {}, act = (call && call.arguments) || {};
     const keys = uniq(Object.keys(exp).concat(Object.keys(act)));
-    const state = new Map(keys.map((k) => [k, keyState(exp, act, k)]));
-    const line = (obj, k) => {
+    const states = new Map(keys.map((k) => [k, keyState(exp, act, k, resolve)]));
+    const line = (obj, k, expectedSide) => {
       const has = hasKey(obj, k);
-      return el("div", { class: "kv " + state.get(k), "data-state": state.get(k), text: has ? `${k}: ${json(obj[k])}` : `${k}: (absent)` });
+      return el("div", { class: "kv " + states.get(k), "data-state": states.get(k) },
+        `${k}: `, has ? inlineFold(json(obj[k])) : "(absent)",
+        expectedSide && has ? refNotes(obj[k], resolve) : null);
     };
     return el("div", { class: "args", "data-testid": "arg-diff" },
-      el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), keys.map((k) => line(exp, k))),
-      el("div", {}, el("strong", { text: call ? `actual: ${call.tool}` : "actual: (no call)" }),
-        call && call.parse_error ? el("pre", { text: `unparsable arguments: ${call.arguments_raw}` }) : keys.map((k) => line(act, k))));
+      el("div", {}, el("strong", { text: `expected ${i + 1}: ${step.tool}` }), keys.map((k) => line(exp, k, true))),
+      el("div", {}, el("strong", { text: actualHead || "actual: (no call)" }), call ? [" ", callBadge(call, { testid: "arg-call-badge" })] : null,
+        call && call.parse_error ? el("pre", { text: `unparsable arguments: ${call.arguments_raw}` }) : keys.map((k) => line(act, k, false))));
   });
   const others = calls.map((c, j) => [c, j]).filter(([, j]) => !used.has(j));
   const extra = others.length ? el("div", { "data-testid": "unmatched-calls" }, el("strong", { text: "calls not matched to an expected step" }),
-    others.map(([c, j]) => el("div", { class: "kv diff", text: `call ${j + 1} ${c.tool}: ${c.parse_error ? c.arguments_raw : json(c.arguments)}` }))) : null;
+    others.map(([c, j]) => el("div", { class: "kv diff" }, `call ${j + 1} ${c.tool} `, callBadge(c, { testid: "call-status" }), " ", inlineFold(c.parse_error ? c.arguments_raw : json(c.arguments))))) : null;
   return el("div", {}, blocks.length ? blocks : el("div", { class: "note", text: "no expected steps recorded" }), extra);
 }
 
+// ---- state diff ---------------------------------------------------------------------------
+const STATE_ROWS = 200; // differing leaves listed per part before "… more"
+
+function diffValues(gold, actual, path, out) {
+  // The leaves where actual differs from gold: changed values, keys/items missing or extra.
+  if (json(gold) === json(actual)) return out;
+  if (isPlain(gold) && isPlain(actual)) {
+    for (const k of Object.keys(gold)) {
+      if (!hasKey(actual, k)) out.push({ path: `${path}.${k}`, kind: "missing", gold: gold[k] });
+      else diffValues(gold[k], actual[k], `${path}.${k}`, out);
+    }
+    for (const k of Object.keys(actual)) if (!hasKey(gold, k)) out.push({ path: `${path}.${k}`, kind: "extra", actual: actual[k] });
+  } else if (Array.isArray(gold) && Array.isArray(actual)) {
+    for (let i = 0; i < Math.max(gold.length, actual.length); i++) {
+      if (i >= actual.length) out.push({ path: `${path}[${i}]`, kind: "missing", gold: gold[i] });
+      else if (i >= gold.length) out.push({ path: `${path}[${i}]`, kind: "extra", actual: actual[i] });
+      else diffValues(gold[i], actual[i], `${path}[${i}]`, out);
+    }
+  } else out.push({ path, kind: "changed", gold, actual });
+  return out;
+}
+
+function stateDiffs(r) {
+  // One block per scorer whose details list differing state parts (state-match failures).
+  const blocks = Object.entries(r.verdicts || {}).filter(([, v]) => v.details && isPlain(v.details.differing) && Object.keys(v.details.differing).length)
+    .map(([tier, v]) => el("div", { class: "state-diff", "data-testid": "state-diff", "data-tier": tier },
+      el("div", { class: "note", text: `${tier}: ${Object.keys(v.details.differing).length} part(s) of the final state differ from the gold path's` }),
+      Object.entries(v.details.differing).map(([part, d]) => statePart(part, (d || {}).gold, (d || {}).actual))));
+  return blocks.length ? [el("h4", { text: "State diff (expected = gold path, actual = after the model's calls)" }), ...blocks] : null;
+}
+
+function statePart(part, gold, actual) {
+  const leaves = diffValues(gold, actual, part, []);
+  const cell = (kind, has, value) => el("td", { class: "kv " + kind }, has ? inlineFold(json(value)) : el("span", { class: "note", text: "(absent)" }));
+  const rows = leaves.slice(0, STATE_ROWS).map((d) => el("tr", { "data-testid": "state-diff-row", "data-path": d.path, "data-kind": d.kind },
+    el("td", {}, el("code", { text: d.path })), el("td", { text: d.kind }),
+    cell(d.kind === "changed" ? "diff" : d.kind === "missing" ? "missing" : "", d.kind !== "extra", d.gold),
+    cell(d.kind === "changed" || d.kind === "extra" ? "diff" : "", d.kind !== "missing", d.actual)));
+  return el("div", { class: "state-part", "data-testid": "state-part", "data-part": part },
+    el("strong", {}, "part ", el("code", { text: part }), el("span", { class: "note", text: ` · ${leaves.length} difference${leaves.length === 1 ? "" : "s"}` })),
+    el("table", { class: "state-table" }, el("thead", {}, el("tr", {}, ["Where", "What", "Expected (gold)", "Actual"].map((h) => el("th", { text: h })))), el("tbody", {}, rows)),
+    leaves.length > STATE_ROWS ? el("div", { class: "note", text: `… ${leaves.length - STATE_ROWS} more differences` }) : null,
+    el("details", { class: "state-whole" }, el("summary", { text: "whole values" }),
+      el("div", { class: "args" }, el("div", {}, el("div", { class: "note", text: "expected (gold)" }), fold(json(gold))), el("div", {}, el("div", { class: "note", text: "actual" }), fold(json(actual))))));
+}
