@@ -103,3 +103,53 @@ def test_view_starts_before_the_run_writes_anything(tmp_path):
     assert status == 200 and '"header":{}' in page
     assert body["records"] == [] and body["offset"] == 0 and body["statistics"]["strata"] == []
     assert body["live"] is None
+
+
+def _with_state(records):
+    for i, rec in enumerate(records):
+        rec["trace"]["final_state"] = {"files": [f"f{i}.gb"], "cursor": i}
+    return records
+
+
+def test_update_sends_rows_and_record_endpoint_the_whole_record(tmp_path):
+    recs = _with_state(make_records(6, seed=4))
+    run = write_run(tmp_path / "run", recs, model="m-live", summary=False)
+    writer = LiveStateWriter(run)
+    writer.on_run_start(SimpleNamespace(run_id="run"), 9)
+    srv = LiveServer(run, port=0)
+    srv.start_background()
+    try:
+        body = json.loads(_get(srv.url + "api/update?offset=0")[1])
+        rec = json.loads(_get(srv.url + f"api/record?key={recs[2]['key']}&trial=1")[1])
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            _get(srv.url + "api/record?key=demo:nope&trial=1")
+    finally:
+        srv.close()
+    # Rows: the table's fields, not the rounds or arguments (those come from api/record).
+    first = body["records"][0]
+    assert first["key"] == recs[0]["key"] and "rounds" not in first["trace"]
+    assert first["trace"]["calls"] == [{"tool": c["tool"]} for c in recs[0]["trace"]["calls"]]
+    assert body["run"] == {"label": "m-live (run)", "model": "m-live", "exists": True}
+    progress = body["progress"]
+    assert progress["total"] == 9 and progress["done"] == 0 and progress["finished"] is False
+    assert isinstance(progress["started_at"], float) and progress["now"] >= progress["started_at"]
+    assert rec["trace"]["final_state"] == {"files": ["f2.gb"], "cursor": 2}
+    assert rec["trace"]["calls"] == recs[2]["trace"]["calls"] and rec["verdicts"] == recs[2]["verdicts"]
+    assert missing.value.code == 404
+
+
+def test_live_panel_loads_the_record_from_the_server(server, browser):
+    srv, run, recs = server
+    page, console = browser
+    page.goto(srv.url)
+    page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
+    got = page.evaluate("() => window.callbenchData.loadRecord(0, 3)")
+    assert got["key"] == recs[3]["key"] and got["trace"]["rounds"] == recs[3]["trace"]["rounds"]
+    page.locator("[data-testid=case-row]").first.click()
+    panel = page.locator("[data-testid=case-panel]").first
+    panel.locator("[data-testid=round-card]").first.wait_for()
+    key = page.locator("[data-testid=case-row]").first.get_attribute("data-key")
+    line = next(r for r in recs if r["key"] == key)
+    assert panel.locator("[data-testid=round-card]").count() == len(line["trace"]["rounds"])
+    assert panel.locator("[data-testid=final-text]").inner_text() == line["trace"]["final_text"]
+    assert console.errors == []

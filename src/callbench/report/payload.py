@@ -157,8 +157,9 @@ def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str,
 
 # --- packing: what keeps the page small ------------------------------------------------------
 
-DETAIL_CHUNK = 200
-"""Records per gzip chunk: opening a case inflates one chunk (about 1 MB of JSON, a few ms)."""
+DETAIL_CHUNK = 100
+"""Records per gzip chunk: opening a case inflates one chunk (about 500 KB of JSON). Bigger chunks
+compress no better (gzip's window is 32 KB, a few records)."""
 SHARED_FIELDS = ("instruction", "offered_tools", "expected_tools", "expected")
 """Record fields that are the same for a case in every run and trial: stored once per case."""
 SHARED_REF = "@shared"
@@ -204,7 +205,7 @@ def pack_chunks(items: Sequence[Any], chunk: int = DETAIL_CHUNK) -> dict[str, An
     """``items`` as ``{"chunk": n, "count": len, "chunks": [base64(gzip(JSON list of n items))...]}``."""
     chunks = [
         # mtime=0: the same runs give the same report bytes.
-        base64.b64encode(gzip.compress(_compact(items[i : i + chunk]).encode(), 6, mtime=0)).decode("ascii")
+        base64.b64encode(gzip.compress(_compact(items[i : i + chunk]).encode(), 9, mtime=0)).decode("ascii")
         for i in range(0, len(items), chunk)
     ]
     return {"chunk": chunk, "count": len(items), "chunks": chunks}
@@ -221,9 +222,10 @@ def unpack_chunks(packed: dict[str, Any]) -> list[Any]:
 class RowPacker:
     """Rows as arrays (the page's ``data.js`` expands them back to :func:`record_row`'s shape).
 
-    A packed row is ``[case, trial, status, harness_mode, retrieval_recall, duration_ms, verdicts,
-    tools, final_text, stop_reason, error, agent]``: ``case`` indexes :attr:`cases` (the
-    :data:`CASE_FIELDS` values), strings that repeat (status, mode, tiers, reason codes, tools, stop
+    A case is ``[key, suite, case_id, category, instruction, expected_tools]`` (key null when it
+    is ``suite:case_id``). A packed row is ``[case, trial, status, harness_mode, retrieval_recall,
+    duration_ms, verdicts, tools, final_text, stop_reason, error, agent]``: ``case`` indexes
+    :attr:`cases`, strings that repeat (status, mode, tiers, reason codes, tools, stop
     reasons, error types, agent outcomes) index :attr:`strings`, ``verdicts`` is
     ``[[tier, passed 0|1, partial, [code...]]...]``, ``error`` is ``[type, message]`` or null,
     ``agent`` is ``[outcome, message]`` or null.
@@ -246,6 +248,8 @@ class RowPacker:
 
     def _case(self, row: dict[str, Any]) -> int:
         values = [row[k] for k in CASE_FIELDS]
+        if values[0] == f"{values[1]}:{values[2]}":
+            values[0] = None  # the usual key, suite:case_id, is rebuilt by the page
         text = _compact(values)
         at = self._cases.get(text)
         if at is None:
@@ -286,7 +290,9 @@ def unpack_rows(payload: dict[str, Any], run_index: int) -> list[dict[str, Any]]
     rows = []
     for p in payload["runs"][run_index]["records"]:
         case, trial, status, mode, recall, duration, verdicts, tools, text, stop, error, agent = p
-        row = dict(zip(CASE_FIELDS[:4], cases[case][:4], strict=True))
+        key, suite, case_id, category = cases[case][:4]
+        row = {"key": f"{suite}:{case_id}" if key is None else key, "suite": suite, "case_id": case_id}
+        row["category"] = category
         row.update(trial=trial, status=s(status), harness_mode=s(mode))
         row.update(instruction=cases[case][4], expected_tools=cases[case][5])
         row.update(retrieval_recall=recall, duration_ms=duration)

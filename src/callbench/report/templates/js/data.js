@@ -11,7 +11,7 @@ function unpackRows() {
   const row = (p) => {
     const [ci, trial, status, mode, recall, duration, verdicts, tools, text, stop, error, agent] = p;
     const c = C[ci];
-    const r = { key: c[0], suite: c[1], case_id: c[2], category: c[3], trial, status: s(status), harness_mode: s(mode),
+    const r = { key: c[0] === null ? `${c[1]}:${c[2]}` : c[0], suite: c[1], case_id: c[2], category: c[3], trial, status: s(status), harness_mode: s(mode),
       instruction: c[4], expected_tools: c[5], retrieval_recall: recall, duration_ms: duration, verdicts: {},
       trace: { calls: tools.map((t) => ({ tool: s(t) })), final_text: text, stop_reason: s(stop) } };
     for (const [tier, ok, partial, codes] of verdicts) r.verdicts[s(tier)] = { passed: !!ok, partial, reasons: codes.map((x) => ({ code: s(x) })) };
