@@ -24,6 +24,7 @@ function callBadge(call, opts) {
 }
 
 const FOLD_LINES = 12, FOLD_CHARS = 1500;
+const compact = (v) => { try { return JSON.stringify(v) ?? String(v); } catch (e) { return String(v); } };
 
 function fold(text, attrs) {
   // A <pre> showing the first lines of a long value with a "show all" button (and back).
@@ -122,7 +123,9 @@ function callTimeline(calls) {
     el("td", {}, el("code", { text: c.tool })),
     el("td", {}, callBadge(c, { timeline: true })),
     el("td", { class: "duration", text: `${fmt(c.duration_ms, 1)} ms` })));
-  return el("div", { class: "timeline", "data-testid": "call-timeline" }, table(["#", "Offset", "Round", "Tool", "Execution", "Duration"], rows));
+  const tbl = table(["#", "Offset", "Round", "Tool", "Execution", "Duration"], rows);
+  tbl.setAttribute("data-export", "call-timeline");
+  return el("div", { class: "timeline", "data-testid": "call-timeline" }, tbl);
 }
 
 function expectedSteps(r) {
@@ -202,7 +205,7 @@ function refNotes(value, resolve) {
     const hit = resolve ? resolve(ref) : { found: false };
     return el("div", { class: "ref-note", "data-testid": "ref-value", "data-ref": ref, "data-resolved": hit.found ? "true" : "false" },
       "$ref ", el("code", { text: ref }),
-      hit.found ? [` = (result of call ${hit.call + 1}) `, inlineFold(json(hit.value))] : " (not resolved: no executed call paired with that step)");
+      hit.found ? [` = (result of call ${hit.call + 1}) `, inlineFold(compact(hit.value))] : " (not resolved: no executed call paired with that step)");
   });
 }
 
@@ -276,7 +279,7 @@ function argumentDiff(expected, calls, matches, resolve) {
     const line = (obj, k, expectedSide) => {
       const has = hasKey(obj, k);
       return el("div", { class: "kv " + states.get(k), "data-state": states.get(k) },
-        `${k}: `, has ? inlineFold(json(obj[k])) : "(absent)",
+        `${k}: `, has ? inlineFold(compact(obj[k])) : "(absent)",
         expectedSide && has ? refNotes(obj[k], resolve) : null);
     };
     return el("div", { class: "args", "data-testid": "arg-diff" },
@@ -286,7 +289,7 @@ function argumentDiff(expected, calls, matches, resolve) {
   });
   const others = calls.map((c, j) => [c, j]).filter(([, j]) => !used.has(j));
   const extra = others.length ? el("div", { "data-testid": "unmatched-calls" }, el("strong", { text: "calls not matched to an expected step" }),
-    others.map(([c, j]) => el("div", { class: "kv diff" }, `call ${j + 1} ${c.tool} `, callBadge(c, { testid: "call-status" }), " ", inlineFold(c.parse_error ? c.arguments_raw : json(c.arguments))))) : null;
+    others.map(([c, j]) => el("div", { class: "kv diff" }, `call ${j + 1} ${c.tool} `, callBadge(c, { testid: "call-status" }), " ", inlineFold(c.parse_error ? c.arguments_raw : compact(c.arguments))))) : null;
   return el("div", {}, blocks.length ? blocks : el("div", { class: "note", text: "no expected steps recorded" }), extra);
 }
 
@@ -323,14 +326,14 @@ function stateDiffs(r) {
 
 function statePart(part, gold, actual) {
   const leaves = diffValues(gold, actual, part, []);
-  const cell = (kind, has, value) => el("td", { class: "kv " + kind }, has ? inlineFold(json(value)) : el("span", { class: "note", text: "(absent)" }));
+  const cell = (kind, has, value) => el("td", { class: "kv " + kind }, has ? inlineFold(compact(value)) : el("span", { class: "note", text: "(absent)" }));
   const rows = leaves.slice(0, STATE_ROWS).map((d) => el("tr", { "data-testid": "state-diff-row", "data-path": d.path, "data-kind": d.kind },
     el("td", {}, el("code", { text: d.path })), el("td", { text: d.kind }),
     cell(d.kind === "changed" ? "diff" : d.kind === "missing" ? "missing" : "", d.kind !== "extra", d.gold),
     cell(d.kind === "changed" || d.kind === "extra" ? "diff" : "", d.kind !== "missing", d.actual)));
   return el("div", { class: "state-part", "data-testid": "state-part", "data-part": part },
     el("strong", {}, "part ", el("code", { text: part }), el("span", { class: "note", text: ` · ${leaves.length} difference${leaves.length === 1 ? "" : "s"}` })),
-    el("table", { class: "state-table" }, el("thead", {}, el("tr", {}, ["Where", "What", "Expected (gold)", "Actual"].map((h) => el("th", { text: h })))), el("tbody", {}, rows)),
+    el("table", { class: "state-table", "data-export": `state-diff-${part}` }, el("thead", {}, el("tr", {}, ["Where", "What", "Expected (gold)", "Actual"].map((h) => el("th", { text: h })))), el("tbody", {}, rows)),
     leaves.length > STATE_ROWS ? el("div", { class: "note", text: `… ${leaves.length - STATE_ROWS} more differences` }) : null,
     el("details", { class: "state-whole" }, el("summary", { text: "whole values" }),
       el("div", { class: "args" }, el("div", {}, el("div", { class: "note", text: "expected (gold)" }), fold(json(gold))), el("div", {}, el("div", { class: "note", text: "actual" }), fold(json(actual))))));
