@@ -439,3 +439,33 @@ def test_sorting_thirty_thousand_rows_is_fast(tmp_path: Path, browser: Any) -> N
     print("sort timings at 30,000 rows (ms):", {k: round(v, 1) for k, v in timings.items()})
     assert max(timings.values()) < 1000, timings
     assert console.errors == []
+
+
+# ---- live view: new records enter a sorted table in place --------------------------------------
+def test_live_records_enter_the_sorted_table_without_duplicates(tmp_path: Path, browser: Any) -> None:
+    from callbench.report.live import LiveServer
+
+    recs = make_records(30, seed=3)
+    run = write_run(tmp_path / "run", recs[:10], summary=False)
+    srv = LiveServer(run, port=0)
+    srv.start_background()
+    try:
+        page, console = _page(browser)
+        page.goto(srv.url + "#sort=-ms")
+        page.wait_for_function("document.getElementById('f-count').textContent.startsWith('10 of 10')")
+        first = sorted(recs[:10], key=lambda r: r["duration_ms"], reverse=True)[0]
+        page.locator("[data-testid=case-row]").first.click()
+        page.locator(f"[data-testid=case-panel][data-key='{first['key']}']").wait_for()
+        with (run / "records.jsonl").open("a") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in recs[10:])
+        page.wait_for_function(
+            "document.getElementById('f-count').textContent.startsWith('30 of 30')", timeout=10_000
+        )
+        page.wait_for_function(f"{ROWS} === 30")
+        want = sorted(recs, key=lambda r: r["duration_ms"], reverse=True)  # stable: ties keep arrival order
+        assert [k for _, k, _ in _row_ids(page)] == [r["key"] for r in want]
+        page.locator(f"[data-testid=case-panel][data-key='{first['key']}']").wait_for()
+        assert page.locator("[data-testid=case-panel]").count() == 1
+        assert console.errors == []
+    finally:
+        srv.close()

@@ -155,11 +155,16 @@ function applyFilters() {
 
 function refreshRows() {
   // New records arrived (live view): keep the rendered rows when the order allows appending.
-  const before = state.rows;
+  // Otherwise (a sort puts new records among the drawn ones) redraw as many rows as were drawn;
+  // open cases reopen as their rows come back.
+  const before = state.rows, drawn = state.shown;
   state.rows = filteredRows();
-  const prefix = before.length <= state.rows.length && before.slice(0, state.shown).every((it, i) => itemId(it) === itemId(state.rows[i]));
-  if (!prefix) { state.shown = 0; document.getElementById("rows").replaceChildren(); }
-  if (state.shown < PAGE || state.shown >= before.length) renderMore();
+  const prefix = drawn <= state.rows.length && before.slice(0, drawn).every((it, i) => itemId(it) === itemId(state.rows[i]) && it.rec === state.rows[i].rec);
+  if (!prefix) {
+    state.shown = 0;
+    document.getElementById("rows").replaceChildren();
+    do renderMore(); while (state.shown < drawn && state.shown < state.rows.length);
+  } else if (state.shown < PAGE || state.shown >= before.length) renderMore();
   showCounts();
 }
 
