@@ -373,6 +373,20 @@ def test_url_round_trip_and_keyboard(synthetic: dict[str, Any], browser: Any) ->
     assert console.errors == []
 
 
+def test_arrow_down_past_the_drawn_rows_draws_the_next_step(synthetic: dict[str, Any], browser: Any) -> None:
+    page, console = _page(browser)
+    recs = synthetic["records"]
+    assert len(recs) > 150
+    page.goto(synthetic["path"].as_uri())
+    assert page.locator("[data-testid=case-row]").count() == 150
+    page.locator("[data-testid=case-row]").nth(149).focus()
+    page.keyboard.press("ArrowDown")
+    focused = page.evaluate("[document.activeElement.dataset.key, document.activeElement.dataset.trial]")
+    assert focused == [recs[150]["key"], str(recs[150]["trial"])]
+    assert page.locator("[data-testid=case-row]").count() == min(300, len(recs))
+    assert console.errors == []
+
+
 # ---- item 11: unknown-tool badge -------------------------------------------------------------
 def test_unknown_tool_badge(synthetic: dict[str, Any], browser: Any) -> None:
     page, console = _page(browser)
