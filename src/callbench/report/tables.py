@@ -121,7 +121,17 @@ def to_markdown(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str
     return "\n".join([head, rule, *body]) + "\n"
 
 
-PERCENT_KEYS = frozenset({"accuracy", "partial_diagnostic", "pass_at_k", "pass_hat_k", "flip_rate"})
+PERCENT_KEYS = frozenset(
+    {
+        "accuracy",
+        "partial_diagnostic",
+        "pass_at_k",
+        "pass_hat_k",
+        "flip_rate",
+        "automatic_accuracy",
+        "reviewed_accuracy",
+    }
+)
 """Row fields that are fractions, shown as percentages with one decimal (one rounding rule)."""
 
 
@@ -207,21 +217,122 @@ def aggregates_markdown(summary: Summary | None) -> str:
     return "\n".join(out)
 
 
+REVIEW_COLUMNS = [
+    ("tier", "Tier"),
+    ("n", "n"),
+    ("automatic_accuracy", "Automatic accuracy"),
+    ("reviewed_accuracy", "Reviewed accuracy"),
+    ("n_reviewed", "Reviewed"),
+    ("n_agreed", "Agreed"),
+    ("overturned", "Overturned (→pass/→fail)"),
+    ("n_disputed", "Disputed"),
+    ("n_unsure", "Unsure"),
+    ("n_awaiting", "Awaiting"),
+    ("n_stale", "Stale"),
+    ("overturns_by_reason", "Overturns by reason"),
+]
+"""The reviewed-accuracy table of ``show``: beside the automatic figures, never instead of them."""
+
+REVIEW_CSV_COLUMNS = [
+    "reviewed_accuracy",
+    "reviewed_passed",
+    "n_reviewed",
+    "n_overturned",
+    "overturned_to_pass",
+    "overturned_to_fail",
+    "n_disputed",
+    "n_awaiting",
+    "n_stale",
+    "overturns_by_reason",
+]
+"""Extra CSV columns of ``show`` for a run with reviews (filled on each tier's ``all`` row)."""
+
+
+def _reasons_text(reasons: dict[str, int]) -> str:
+    return "; ".join(f"{code} {n}" for code, n in reasons.items())
+
+
+def reviewed_rows(run_dir: str | Path) -> list[dict[str, Any]]:
+    """Per scorer, automatic beside reviewed accuracy (:func:`callbench.harness.reviews.reviewed_accuracy`);
+    empty when the run folder has no reviews. A ``rubric`` row covers manual cases (reviewed only)."""
+    from callbench.harness.reviews import read_reviews, reviewed_accuracy
+
+    entries = read_reviews(run_dir)
+    if not entries:
+        return []
+    rows = []
+    for name, acc in reviewed_accuracy(run_dir, entries).items():
+        row = acc.model_dump()
+        row["tier"] = name
+        row["overturned"] = f"{acc.n_overturned} ({acc.overturned_to_pass}/{acc.overturned_to_fail})"
+        row["overturns_by_reason_counts"] = dict(acc.overturns_by_reason)
+        row["overturns_by_reason"] = _reasons_text(acc.overturns_by_reason)
+        rows.append(row)
+    return rows
+
+
+def _reviewed_markdown(rows: list[dict[str, Any]], suspects: list[str]) -> str:
+    text = "**Reviewed accuracy** (beside the automatic figures; reviews in reviews/)\n\n"
+    text += to_markdown(rows, REVIEW_COLUMNS)
+    if suspects:
+        text += "\n**Suspects**\n\n" + "".join(f"- {_md_text(line)}\n" for line in suspects)
+    return text
+
+
+def _with_reviews_csv(rows: list[dict[str, Any]], reviewed: list[dict[str, Any]]) -> str:
+    by_tier = {r["tier"]: r for r in reviewed}
+    for row in rows:
+        extra = by_tier.get(row["tier"]) if row["group"] == "all" else None
+        if extra is not None:
+            row.update({k: extra[k] for k in REVIEW_CSV_COLUMNS})
+    if "rubric" in by_tier:  # manual cases: no automatic stratum, a row of their own
+        rubric = by_tier["rubric"]
+        rows.append({"run": rows[0]["run"] if rows else "", "tier": "rubric", "group": "manual"} | rubric)
+    return to_csv(rows, [*COLUMNS, *REVIEW_CSV_COLUMNS])
+
+
 def render_show(run_dir: str | Path, fmt: str) -> str:
-    """The run's figures as ``md``, ``csv`` or ``json`` text (for ``callbench show --format``)."""
+    """The run's figures as ``md``, ``csv`` or ``json`` text (for ``callbench show --format``).
+
+    A run folder with reviews also gets, per tier, reviewed accuracy beside automatic accuracy and the
+    overturned verdicts per reason code (a table in md, extra columns in csv, ``reviews`` in json);
+    the automatic figures are never replaced.
+    """
     run = read_run(run_dir)
+    reviewed = reviewed_rows(run.path) if fmt in ("json", "csv", "md") else []
+    suspects: list[str] = []
+    if reviewed and fmt in ("json", "md"):
+        from callbench.harness.review_suspects import find_suspects
+
+        found = find_suspects(run.path)
+        suspects = [s.text for s in found]
     if fmt == "json":
-        payload = {
+        payload: dict[str, Any] = {
             "run": run.path.name,
             "header": header_payload(run),
             "statistics": statistics_payload(run_statistics(run)),
         }
+        if reviewed:
+            payload["reviews"] = {
+                "reviewed_accuracy": {
+                    r["tier"]: {
+                        k: v
+                        for k, v in r.items()
+                        if k not in ("tier", "overturned", "overturns_by_reason_counts")
+                    }
+                    | {"overturns_by_reason": r["overturns_by_reason_counts"]}
+                    for r in reviewed
+                },
+                "suspects": [s.as_dict() for s in found],
+            }
         return json.dumps(payload, indent=2, default=str)
     rows = stratum_rows(run)
     if fmt == "csv":
-        return to_csv(rows)
+        return _with_reviews_csv(rows, reviewed) if reviewed else to_csv(rows)
     if fmt == "md":
         text = f"### {run.label}\n\n" + to_markdown(rows, SHOW_COLUMNS)
+        if reviewed:
+            text += "\n" + _reviewed_markdown(reviewed, suspects)
         tables = aggregates_markdown(run.summary)
         return f"{text}\n{tables}" if tables else text
     raise ConfigError(f"--format: unknown format {fmt!r} (choose md, csv or json)")
