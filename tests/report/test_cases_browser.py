@@ -28,8 +28,18 @@ OPEN_ALL = "() => { for (const r of document.querySelectorAll('tr.row[aria-expan
 DURATIONS = "() => [...document.querySelectorAll('[data-testid=case-row] td.num')].map((t) => +t.textContent)"
 
 
-def _callbench(*args: str) -> None:
-    subprocess.run(["callbench", *args], check=True, capture_output=True, text=True, timeout=300)
+def _callbench(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(["callbench", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _wait(*procs: subprocess.Popen[str]) -> None:
+    for proc in procs:
+        out, _ = proc.communicate(timeout=300)
+        assert proc.returncode == 0, out
+
+
+def _cases(ids: list[str]) -> list[str]:
+    return [arg for case in ids for arg in ("--case", case)]
 
 
 def _records(run: Path) -> list[dict[str, Any]]:
@@ -40,20 +50,15 @@ def _records(run: Path) -> list[dict[str, Any]]:
 def genomics(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The genomics suite run by the oracle (every case) and by noisy:2 (a few state-changing cases)."""
     root = tmp_path_factory.mktemp("genomics")
-    _callbench("run", "--model", "oracle", "--suite", "genomics", "--out", str(root / "oracle"))
-    cases = ["simple/nav_region", "simple/nav_goto_position", "complex/cds_translate_mw"]
-    _callbench(
-        "run",
-        "--model",
-        "noisy:2",
-        "--suite",
-        "genomics",
-        *[x for c in cases for x in ("--case", c)],
-        "--out",
-        str(root / "noisy"),
+    noisy = _cases(["simple/nav_region", "simple/nav_goto_position", "complex/cds_translate_mw"])
+    _wait(
+        _callbench("run", "--model", "oracle", "--suite", "genomics", "--out", str(root / "oracle")),
+        _callbench("run", "--model", "noisy:2", "--suite", "genomics", *noisy, "--out", str(root / "noisy")),
     )
-    _callbench("report", str(root / "oracle"), "-o", str(root / "oracle.html"))
-    _callbench("report", str(root / "noisy"), "-o", str(root / "noisy.html"))
+    _wait(
+        _callbench("report", str(root / "oracle"), "-o", str(root / "oracle.html")),
+        _callbench("report", str(root / "noisy"), "-o", str(root / "noisy.html")),
+    )
     return {
         "oracle": root / "oracle.html",
         "oracle_records": _records(root / "oracle"),

@@ -121,7 +121,7 @@ function callTimeline(calls) {
     el("td", { class: "offset", text: typeof c.started_at === "number" && t0 !== null ? `+${Math.round(1000 * (c.started_at - t0))} ms` : "–" }),
     el("td", { text: c.round ?? "" }),
     el("td", {}, el("code", { text: c.tool })),
-    el("td", {}, callBadge(c, { timeline: true })),
+    el("td", {}, callBadge(c, { timeline: true, testid: "timeline-badge" })),
     el("td", { class: "duration", text: `${fmt(c.duration_ms, 1)} ms` })));
   const tbl = table(["#", "Offset", "Round", "Tool", "Execution", "Duration"], rows);
   tbl.setAttribute("data-export", "call-timeline");
