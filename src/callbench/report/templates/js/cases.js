@@ -283,6 +283,14 @@ function onRowEvent(event) {
 // of the hash (other sections' state) are kept as they are.
 let lastHash = null;
 
+const MY_PARAMS = Object.keys(FILTERS).map((n) => "f_" + n).concat(["sort", "sel", "open"]);
+
+function myParams(hash) {
+  // The case table's part of a hash, comparable between two hashes.
+  const p = new URLSearchParams(String(hash).replace(/^#/, ""));
+  return JSON.stringify(MY_PARAMS.map((name) => p.get(name)));
+}
+
 function hashParams() {
   return new URLSearchParams(location.hash.replace(/^#/, ""));
 }
@@ -346,7 +354,8 @@ function listenToFilters() {
   body.addEventListener("click", onRowEvent);
   body.addEventListener("keydown", onRowEvent);
   window.addEventListener("hashchange", () => {
-    if (location.hash === lastHash) return; // our own write
+    // Our own write, or another section's parameters changing: the table stays as it is.
+    if (location.hash === lastHash || myParams(location.hash) === myParams(lastHash || "")) { lastHash = location.hash; return; }
     restoreFromHash();
     applyFilters();
     revealOpen();

@@ -333,7 +333,7 @@ function statePart(part, gold, actual) {
     cell(d.kind === "changed" || d.kind === "extra" ? "diff" : "", d.kind !== "missing", d.actual)));
   return el("div", { class: "state-part", "data-testid": "state-part", "data-part": part },
     el("strong", {}, "part ", el("code", { text: part }), el("span", { class: "note", text: ` · ${leaves.length} difference${leaves.length === 1 ? "" : "s"}` })),
-    el("table", { class: "state-table", "data-export": `state-diff-${part}` }, el("thead", {}, el("tr", {}, ["Where", "What", "Expected (gold)", "Actual"].map((h) => el("th", { text: h })))), el("tbody", {}, rows)),
+    el("table", { class: "state-table", "data-export": "state-diff-" + String(part).replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 40) }, el("thead", {}, el("tr", {}, ["Where", "What", "Expected (gold)", "Actual"].map((h) => el("th", { text: h })))), el("tbody", {}, rows)),
     leaves.length > STATE_ROWS ? el("div", { class: "note", text: `… ${leaves.length - STATE_ROWS} more differences` }) : null,
     el("details", { class: "state-whole" }, el("summary", { text: "whole values" }),
       el("div", { class: "args" }, el("div", {}, el("div", { class: "note", text: "expected (gold)" }), fold(json(gold))), el("div", {}, el("div", { class: "note", text: "actual" }), fold(json(actual))))));
