@@ -324,7 +324,7 @@ def _rubric_sections(
     out = [Section(f"{RUBRIC_SCORER} (pass rule)", "rubric_outcome", len(manual), between, who)]
     for ident in sorted(scales, key=lambda i: (i[0], str(i[1]))):
         column = levels[ident]
-        n = sum(any(column[r][i] is not None for r in reviewers) for i in range(len(manual)))
+        n = sum(any(v is not None for v in item) for item in zip(*column.values(), strict=True))
         between, who = _between(
             column,
             reviewers,
