@@ -179,6 +179,17 @@ def test_panel_shows_each_result_and_resolves_refs(genomics: dict[str, Any], bro
 Leaf = tuple[str, str, Any, Any]
 
 
+def _by_id(items: list[Any]) -> dict[str, Any] | None:
+    """Records with unique string/number ids, by id (lists of such records are paired by id)."""
+    ids: dict[str, Any] = {}
+    for item in items:
+        ident = item.get("id") if isinstance(item, dict) else None
+        if isinstance(ident, bool) or not isinstance(ident, (str, int, float)) or str(ident) in ids:
+            return None
+        ids[str(ident)] = item
+    return ids or None
+
+
 def _diff(gold: Any, actual: Any, path: str, out: list[Leaf]) -> list[Leaf]:
     """The differing leaves, written independently of panel.js (same path notation)."""
     if gold == actual and type(gold) is type(actual):
@@ -190,6 +201,15 @@ def _diff(gold: Any, actual: Any, path: str, out: list[Leaf]) -> list[Leaf]:
             else:
                 _diff(gold[k], actual[k], f"{path}.{k}", out)
         out.extend((f"{path}.{k}", "extra", None, actual[k]) for k in actual if k not in gold)
+    elif isinstance(gold, list) and isinstance(actual, list) and _by_id(gold) and _by_id(actual):
+        g, a = _by_id(gold), _by_id(actual)
+        assert g is not None and a is not None
+        for key, item in g.items():
+            if key not in a:
+                out.append((f"{path}[id={key}]", "missing", item, None))
+            else:
+                _diff(item, a[key], f"{path}[id={key}]", out)
+        out.extend((f"{path}[id={key}]", "extra", None, item) for key, item in a.items() if key not in g)
     elif isinstance(gold, list) and isinstance(actual, list):
         for i in range(max(len(gold), len(actual))):
             if i >= len(actual):
@@ -488,3 +508,43 @@ def test_live_records_enter_the_sorted_table_without_duplicates(tmp_path: Path, 
         assert console.errors == []
     finally:
         srv.close()
+
+
+def test_state_diff_pairs_records_by_id_and_names_missing_and_extra(tmp_path: Path, browser: Any) -> None:
+    rec = make_record(7, rng=random.Random(0), skill=1.0)
+    differing = {
+        "tabs": {
+            "gold": [{"id": "a", "x": 1}, {"id": "b", "x": 2}],
+            "actual": [{"id": "c", "x": 0}, {"id": "a", "x": 1}, {"id": "b", "x": 3}],
+        },
+        "settings": {"gold": {"theme": "dark", "n": 1}, "actual": {"theme": "light", "extra": True}},
+        "count": {"gold": 3, "actual": 4},
+    }
+    rec["verdicts"]["state-match"] = {
+        "scorer": "state-match",
+        "passed": False,
+        "partial": 0.5,
+        "reasons": [{"code": "state_mismatch", "message": f"state '{k}' differs"} for k in differing],
+        "rationale": "final state differs",
+        "details": {"applicable": True, "gold_changes_state": True, "differing": differing},
+    }
+    out = write_report([write_run(tmp_path / "r", [rec])], tmp_path / "r.html")
+    page, console = _page(browser)
+    page.goto(out.as_uri())
+    page.locator("[data-testid=case-row]").first.click()
+    rows = page.locator("[data-testid=state-diff-row]")
+    rows.first.wait_for()
+    seen = {(r.get_attribute("data-path"), r.get_attribute("data-kind")) for r in rows.all()}
+    assert seen == {
+        ("tabs[id=b].x", "changed"),
+        ("tabs[id=c]", "extra"),
+        ("settings.theme", "changed"),
+        ("settings.n", "missing"),
+        ("settings.extra", "extra"),
+        ("count", "changed"),
+    }
+    leaves = [d for part, v in differing.items() for d in _diff(v["gold"], v["actual"], part, [])]
+    assert {(d[0], d[1]) for d in leaves} == seen
+    row = page.locator("[data-testid=state-diff-row][data-path='tabs[id=b].x'] td")
+    assert [row.nth(2).inner_text(), row.nth(3).inner_text()] == ["2", "3"]
+    assert console.errors == []

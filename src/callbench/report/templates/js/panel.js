@@ -305,6 +305,16 @@ function diffValues(gold, actual, path, out) {
       else diffValues(gold[k], actual[k], `${path}.${k}`, out);
     }
     for (const k of Object.keys(actual)) if (!hasKey(gold, k)) out.push({ path: `${path}.${k}`, kind: "extra", actual: actual[k] });
+  } else if (Array.isArray(gold) && Array.isArray(actual) && byId(gold) && byId(actual)) {
+    // Lists of records with unique ids (tabs, tasks, tracks): paired by id, so one inserted
+    // record shows as one extra item instead of shifting every later index.
+    const g = byId(gold), a = byId(actual);
+    for (const [id, item] of g) {
+      const at = `${path}[id=${id}]`;
+      if (!a.has(id)) out.push({ path: at, kind: "missing", gold: item });
+      else diffValues(item, a.get(id), at, out);
+    }
+    for (const [id, item] of a) if (!g.has(id)) out.push({ path: `${path}[id=${id}]`, kind: "extra", actual: item });
   } else if (Array.isArray(gold) && Array.isArray(actual)) {
     for (let i = 0; i < Math.max(gold.length, actual.length); i++) {
       if (i >= actual.length) out.push({ path: `${path}[${i}]`, kind: "missing", gold: gold[i] });
@@ -313,6 +323,16 @@ function diffValues(gold, actual, path, out) {
     }
   } else out.push({ path, kind: "changed", gold, actual });
   return out;
+}
+
+function byId(list) {
+  // id -> item when every item is an object with a unique string or number "id"; else null.
+  const map = new Map();
+  for (const item of list) {
+    if (!isPlain(item) || !["string", "number"].includes(typeof item.id) || map.has(String(item.id))) return null;
+    map.set(String(item.id), item);
+  }
+  return list.length ? map : null;
 }
 
 function stateDiffs(r) {
