@@ -236,3 +236,26 @@ def test_show_reviewed_beside_automatic(run):
     assert float(tier_row["accuracy"]) == pytest.approx(acc.automatic_accuracy, abs=1e-4)
     assert float(tier_row["reviewed_accuracy"]) == pytest.approx(acc.reviewed_accuracy, abs=1e-4)
     assert int(tier_row["n_disputed"]) == acc.n_disputed
+
+
+def test_show_table_and_json_carry_reviews_beside_automatic(run):
+    _two_reviewers(run)
+    acc = reviewed_accuracy(run)[TIER]
+    table = _callbench("show", str(run), cwd=run.parent)
+    assert table.returncode == 0, table.stderr
+    flat = " ".join(table.stdout.split())
+    assert "Reviewed accuracy (beside the automatic figures" in flat and "┃ accuracy ┃" in flat
+    line = next(row for row in table.stdout.splitlines() if row.startswith(f"│{TIER} "))
+    cells = [c.strip() for c in line.strip("│").split("│")]
+    assert cells[1:3] == [f"{100 * acc.automatic_accuracy:.1f}%", f"{100 * acc.reviewed_accuracy:.1f}%"]
+    assert cells[4] == str(acc.n_overturned)
+    assert acc.overturns_by_reason  # the fixture overturns verdicts for two reasons
+    overturns = next(row for row in table.stdout.splitlines() if row.startswith(f"  overturns of {TIER}:"))
+    for code, count in acc.overturns_by_reason.items():
+        assert f"{code} {count}" in overturns
+    data = json.loads(_callbench("show", str(run), "-f", "json", cwd=run.parent).stdout)
+    assert data["tiers"][TIER]["accuracy"] == pytest.approx(acc.automatic_accuracy)  # never replaced
+    reviewed = data["reviews"]["reviewed_accuracy"][TIER]
+    assert reviewed["reviewed_accuracy"] == pytest.approx(acc.reviewed_accuracy)
+    assert reviewed["n_overturned"] == acc.n_overturned
+    assert sum(reviewed["overturns_by_reason"].values()) == acc.n_overturned

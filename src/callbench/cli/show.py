@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.text import Text
 
 from callbench.cli.common import console, print_summary, require_run_folder
 from callbench.errors import ConfigError
@@ -23,14 +24,72 @@ def show(
     require_run_folder(run_dir)
     if format == "table":
         print_summary(read_summary(run_dir), run_dir)
+        print_reviews(run_dir)
         return
     if format == "json":
         import json
 
-        console.print_json(json.dumps(read_summary(run_dir).to_json_dict()))
+        payload = read_summary(run_dir).to_json_dict()
+        reviews = _reviews_json(run_dir)
+        if reviews is not None:
+            payload["reviews"] = reviews  # beside the automatic figures, never instead of them
+        console.print_json(json.dumps(payload, default=str))
         return
     if format not in ("md", "csv"):
         raise ConfigError(f"--format must be table, md, csv or json, not {format!r}")
     from callbench.report.tables import render_show
 
     typer.echo(render_show(run_dir, format))
+
+
+def _reviews_json(run_dir: Path) -> dict[str, Any] | None:
+    from callbench.harness.review_suspects import find_suspects
+    from callbench.report.tables import reviewed_rows, reviews_payload
+
+    rows = reviewed_rows(run_dir)
+    return reviews_payload(rows, find_suspects(run_dir)) if rows else None
+
+
+TERMINAL_REVIEW_COLUMNS = [
+    ("tier", "Tier"),
+    ("automatic_accuracy", "Auto"),
+    ("reviewed_accuracy", "Reviewed"),
+    ("n_reviewed", "Settled"),
+    ("n_overturned", "Overturned"),
+    ("n_disputed", "Disputed"),
+]
+"""The columns that fit a terminal; ``--format md|csv|json`` carry every figure."""
+
+
+def print_reviews(run_dir: Path) -> None:
+    """Reviewed accuracy beside automatic accuracy per scorer, when the run folder has reviews, then
+    the overturns per reason code and the suspects the reviews point at."""
+    from rich.table import Table
+
+    from callbench.harness.review_suspects import find_suspects
+    from callbench.report.progress import percent
+    from callbench.report.tables import reviewed_rows
+
+    rows = reviewed_rows(run_dir)
+    if not rows:
+        return
+    table = Table(
+        title="Reviewed accuracy (beside the automatic figures; reviews/ in the run folder)", pad_edge=False
+    )
+    for key, title in TERMINAL_REVIEW_COLUMNS:
+        table.add_column(title, no_wrap=key == "tier", justify="left" if key == "tier" else "right")
+    for row in rows:
+        cells = []
+        for key, _title in TERMINAL_REVIEW_COLUMNS:
+            value = row.get(key)
+            if value is None:
+                cells.append("–")
+            else:
+                cells.append(percent(value) if key.endswith("_accuracy") else str(value))
+        table.add_row(*cells)
+    console.print(table)
+    for row in rows:
+        if row["overturns_by_reason"]:
+            console.print(Text(f"  overturns of {row['tier']}: {row['overturns_by_reason']}"))
+    for suspect in find_suspects(run_dir):
+        console.print(Text(f"  suspect: {suspect.text}", style="yellow"))

@@ -10,7 +10,7 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder, read_run
@@ -18,6 +18,9 @@ from callbench.report.overview import comparisons
 from callbench.report.payload import header_payload, run_statistics, statistics_payload
 from callbench.report.progress import percent, tenths
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
+
+if TYPE_CHECKING:
+    from callbench.harness.review_suspects import Suspect
 
 ShowFormat = Literal["md", "csv", "json"]
 
@@ -291,6 +294,20 @@ def _with_reviews_csv(rows: list[dict[str, Any]], reviewed: list[dict[str, Any]]
     return to_csv(rows, [*COLUMNS, *REVIEW_CSV_COLUMNS])
 
 
+def reviews_payload(reviewed: list[dict[str, Any]], suspects: Sequence[Suspect]) -> dict[str, Any]:
+    """The JSON of a run's reviews: reviewed accuracy per scorer (beside the automatic figures) and
+    the suspects (rows from :func:`reviewed_rows`, suspects from ``find_suspects``)."""
+    hidden = ("tier", "overturned", "overturns_by_reason_counts")
+    return {
+        "reviewed_accuracy": {
+            r["tier"]: {k: v for k, v in r.items() if k not in hidden}
+            | {"overturns_by_reason": r["overturns_by_reason_counts"]}
+            for r in reviewed
+        },
+        "suspects": [s.as_dict() for s in suspects],
+    }
+
+
 def render_show(run_dir: str | Path, fmt: str) -> str:
     """The run's figures as ``md``, ``csv`` or ``json`` text (for ``callbench show --format``).
 
@@ -313,18 +330,7 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
             "statistics": statistics_payload(run_statistics(run)),
         }
         if reviewed:
-            payload["reviews"] = {
-                "reviewed_accuracy": {
-                    r["tier"]: {
-                        k: v
-                        for k, v in r.items()
-                        if k not in ("tier", "overturned", "overturns_by_reason_counts")
-                    }
-                    | {"overturns_by_reason": r["overturns_by_reason_counts"]}
-                    for r in reviewed
-                },
-                "suspects": [s.as_dict() for s in found],
-            }
+            payload["reviews"] = reviews_payload(reviewed, found)
         return json.dumps(payload, indent=2, default=str)
     rows = stratum_rows(run)
     if fmt == "csv":
