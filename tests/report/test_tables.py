@@ -123,3 +123,18 @@ def test_markdown_cells_are_percentages_and_points_with_one_decimal(runs):
     # CSV keeps fractions, rounded once, to four decimals
     rows = list(csv.DictReader(io.StringIO(render_compare([a, b], "csv").split("\n\n")[0])))
     assert all(len(r["accuracy"].split(".")[1]) <= 4 for r in rows)
+
+
+def test_compare_does_not_rank_runs_no_test_separates(tmp_path):
+    # Two runs of the same skill on the same cases: their paired interval spans 0, so they share
+    # rank 1 (shown "=1"); a much weaker run ranks after both of them, alone.
+    a = write_run(tmp_path / "a", make_records(60, skill=0.7, seed=3), model="model-a")
+    b = write_run(tmp_path / "b", make_records(60, skill=0.7, seed=4), model="model-b")
+    weak = write_run(tmp_path / "w", make_records(60, skill=0.05, seed=5), model="model-weak")
+    rows = list(csv.DictReader(io.StringIO(render_compare([a, b, weak], "csv", pairs=False))))
+    tier = [r for r in rows if r["tier"] == "native-function-contract"]
+    ranks = {r["model"]: (r["rank"], r["tied"]) for r in tier}
+    assert ranks["model-a"] == ranks["model-b"] == ("1", "True")
+    assert ranks["model-weak"] == ("3", "False")
+    text = render_compare([a, b, weak], "md", pairs=False)
+    assert sum(1 for ln in text.splitlines() if ln.startswith("| =1 ")) == 4  # two tiers × two runs

@@ -171,7 +171,7 @@ SHOW_COLUMNS = [
     ("flip_rate", "Flip rate"),
 ]
 BOARD_COLUMNS = [
-    ("rank", "#"),
+    ("rank_text", "#"),
     ("model", "Model"),
     ("run", "Run"),
     ("tier", "Tier"),
@@ -345,14 +345,19 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
 
 
 def leaderboard_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
-    """Overall rows of every run, ranked by strict accuracy within each (tier, harness mode)."""
-    rows = [r for run in runs for r in stratum_rows(run, categories=False)]
-    rows.sort(key=lambda r: (r["tier"], r["harness_mode"], -(r["accuracy"] or 0.0)))
-    prev, rank = None, 0
-    for row in rows:
-        group = (row["tier"], row["harness_mode"])
-        rank = rank + 1 if group == prev else 1
-        row["rank"], prev = rank, group
+    """Overall rows of every run, ranked within each (tier, harness mode) without ranking ties
+    (:func:`callbench.report.overview.leaderboard`: rank = 1 + runs significantly better; ``tied``
+    marks a shared rank, shown as ``=2``)."""
+    from callbench.report.overview import leaderboard
+
+    stats = [run_statistics(run) for run in runs]
+    ranks = {(r["run"], r["tier"], r["harness_mode"]): r for r in leaderboard(runs, stats)}
+    rows = []
+    for index, run in enumerate(runs):
+        for row in stratum_rows(run, categories=False):
+            ranked = ranks[(index, row["tier"], row["harness_mode"])]
+            rows.append(row | {key: ranked[key] for key in ("rank", "tied", "rank_text")})
+    rows.sort(key=lambda r: (r["tier"], r["harness_mode"], r["rank"], -(r["accuracy"] or 0.0)))
     return rows
 
 
@@ -403,7 +408,7 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
     board = leaderboard_rows(runs)
     pair = pair_rows(runs) if pairs and len(runs) > 1 else []
     if fmt == "csv":
-        text = to_csv(board, ["rank", *COLUMNS])
+        text = to_csv(board, ["rank", "tied", *COLUMNS])
         if pair:
             cols = [
                 "a",
