@@ -24,7 +24,8 @@ from callbench.types.records import CaseRecord
 BYTES_PER_RECORD = 280
 """Budget for a record's share of rows + details + shared parts + tables, on the records of
 :func:`_records` (measured: 214 B; the same records are 3,700 B as JSON lines). The realistic
-genomics records of ``bench/report_scale.py`` take about 800 B packed vs 8,900 B inline."""
+genomics records of ``bench/report_scale.py``: 1,050 B per record for the whole page (of it about
+700 B rows, records and shared parts, 310 B the overview's comparisons) vs 8,850 B inline."""
 
 
 def _records(n: int, seed: int, *, state_bytes: int = 2000) -> list[dict[str, Any]]:

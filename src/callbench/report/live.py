@@ -306,6 +306,7 @@ class LiveServer:
         except OSError as exc:
             raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (try --port 0)") from None
         self.httpd.daemon_threads = True
+        self._serving = False
 
     @property
     def url(self) -> str:
@@ -314,14 +315,17 @@ class LiveServer:
         return f"http://{name}:{port}/"
 
     def serve_forever(self) -> None:
+        self._serving = True
         self.httpd.serve_forever(poll_interval=0.2)
 
     def start_background(self) -> threading.Thread:
         """Serve from a daemon thread (tests, embedding); stop with :meth:`close`."""
+        self._serving = True  # before the thread runs: a close() right after must still stop it
         thread = threading.Thread(target=self.serve_forever, daemon=True)
         thread.start()
         return thread
 
     def close(self) -> None:
-        self.httpd.shutdown()
+        if self._serving:  # shutdown() waits for a serve loop: it would hang on a server never started
+            self.httpd.shutdown()
         self.httpd.server_close()
