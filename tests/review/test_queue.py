@@ -16,7 +16,11 @@ from callbench.types.review import Rubric
 from callbench.types.trace import Trace, TraceCall
 from callbench.types.verdict import Reason, Verdict
 
-CONTRACT, EXECUTION, COMPLETION = "native-function-contract", "real-tool-execution", "task-completion-execution"
+CONTRACT, EXECUTION, COMPLETION = (
+    "native-function-contract",
+    "real-tool-execution",
+    "task-completion-execution",
+)
 STATE = "state-match"
 RUBRIC = Rubric.model_validate(
     {"criteria": [{"id": "facts", "description": "right facts", "scale": {"levels": ["wrong", "right"]}}]}
@@ -92,7 +96,11 @@ def test_ok_calls_yet_failed_and_what_is_not(tmp_path: Path) -> None:
     ]
     got = _reasons(build_queue([_write(tmp_path / "r", records, qc=[])]))
     assert got == {
-        "s:okfail": [("ok_calls_yet_failed", CONTRACT), ("ok_calls_yet_failed", EXECUTION), ("ok_calls_yet_failed", COMPLETION)]
+        "s:okfail": [
+            ("ok_calls_yet_failed", CONTRACT),
+            ("ok_calls_yet_failed", EXECUTION),
+            ("ok_calls_yet_failed", COMPLETION),
+        ]
     }
 
 
@@ -107,7 +115,10 @@ def test_tier_pair_rules(tmp_path: Path) -> None:
     got = _reasons(build_queue([_write(tmp_path / "r", records, qc=[])]))
     assert got == {
         "s:compl": [("completion_pass_execution_fail", EXECUTION)],
-        "s:contr": [("completion_pass_execution_fail", EXECUTION), ("contract_pass_execution_fail", EXECUTION)],
+        "s:contr": [
+            ("completion_pass_execution_fail", EXECUTION),
+            ("contract_pass_execution_fail", EXECUTION),
+        ],
         "s:invert": [("stricter_tier_passed", COMPLETION), ("stricter_tier_passed", COMPLETION)],
     }
     detail = build_queue([tmp_path / "r"])[0].reasons[0].detail
@@ -130,8 +141,18 @@ def test_qc_flags_from_summary_and_from_records(tmp_path: Path) -> None:
     error = _record("err", _all(False))
     error.status, error.error, error.verdicts = "error", ErrorInfo(type="tool_bug:KeyError", message="x"), {}
     qc = [
-        {"key": "s:flagged", "trial": "1", "scorer": CONTRACT, "flag": "zero_partial_with_successful_execution"},
-        {"key": "s:err", "trial": "1", "scorer": "", "flag": "tool_implementation_error"},  # error record: not queued
+        {
+            "key": "s:flagged",
+            "trial": "1",
+            "scorer": CONTRACT,
+            "flag": "zero_partial_with_successful_execution",
+        },
+        {
+            "key": "s:err",
+            "trial": "1",
+            "scorer": "",
+            "flag": "tool_implementation_error",
+        },  # error record: not queued
         {"key": "s:gone", "trial": "1", "scorer": "", "flag": "expected_tools_not_offered"},  # no such record
     ]
     got = _reasons(build_queue([_write(tmp_path / "a", [flagged, error], qc=qc)]))
@@ -140,12 +161,15 @@ def test_qc_flags_from_summary_and_from_records(tmp_path: Path) -> None:
     zero = _record("zero", _all(False), [_call(0), _call(1, "error")], partial=0.0)
     items = build_queue([_write(tmp_path / "b", [zero])])
     assert [(r.code, r.scorer, r.detail) for r in items[0].reasons] == [
-        ("qc_flag", name, "zero_partial_with_successful_execution") for name in (CONTRACT, EXECUTION, COMPLETION)
+        ("qc_flag", name, "zero_partial_with_successful_execution")
+        for name in (CONTRACT, EXECUTION, COMPLETION)
     ]
 
 
 def test_runs_disagree_pairs_by_key_and_trial(tmp_path: Path) -> None:
-    a = _write(tmp_path / "A", [_record("x", _all(True)), _record("y", _all(False)), _record("z", _all(True))], qc=[])
+    a = _write(
+        tmp_path / "A", [_record("x", _all(True)), _record("y", _all(False)), _record("z", _all(True))], qc=[]
+    )
     err = _record("z", _all(False))
     err.status, err.error, err.verdicts = "error", ErrorInfo(type="timeout", message="slow"), {}
     b = _write(
@@ -165,7 +189,9 @@ def test_manual_cases_queued_error_records_and_not_applicable_verdicts_not(tmp_p
     manual = _record("m", _all(False), [_call(0)], applicable=False)
     manual.scoring, manual.rubric = "manual", RUBRIC
     # not-applicable verdicts of an automatic record judge nothing: no tier rule fires
-    moot = _record("moot", {CONTRACT: False, EXECUTION: False, COMPLETION: True}, [_call(0)], applicable=False)
+    moot = _record(
+        "moot", {CONTRACT: False, EXECUTION: False, COMPLETION: True}, [_call(0)], applicable=False
+    )
     items = build_queue([_write(tmp_path / "r", [manual, moot], qc=[])])
     assert [(i.key, i.manual, i.scorers, i.focus) for i in items] == [("s:m", True, ["rubric"], ["rubric"])]
     assert [(r.code, r.scorer) for r in items[0].reasons] == [("manual_case", "rubric")]
@@ -182,12 +208,19 @@ def test_reviewed_and_stale_for_this_reviewer(tmp_path: Path) -> None:
     record = _record("x", {CONTRACT: True, EXECUTION: False, COMPLETION: True})
     run = _write(tmp_path / "r", [record], qc=[])
     (item,) = build_queue([run], "ann")
-    assert (item.focus, item.reviewed, item.stale, item.scorers) == ([EXECUTION], False, False, [CONTRACT, EXECUTION, COMPLETION])
+    assert (item.focus, item.reviewed, item.stale, item.scorers) == (
+        [EXECUTION],
+        False,
+        False,
+        [CONTRACT, EXECUTION, COMPLETION],
+    )
     append_review(run, new_entry(run, "bob", "s:x", 1, EXECUTION, "agree"))
     assert not build_queue([run], "ann")[0].reviewed  # another reviewer's entry does not count for ann
     append_review(run, new_entry(run, "ann", "s:x", 1, CONTRACT, "agree"))
     assert not build_queue([run], "ann")[0].reviewed  # not the scorer the reasons name
-    append_review(run, new_entry(run, "ann", "s:x", 1, EXECUTION, "overturn_pass", reason="harness_fault", note="n"))
+    append_review(
+        run, new_entry(run, "ann", "s:x", 1, EXECUTION, "overturn_pass", reason="harness_fault", note="n")
+    )
     (item,) = build_queue([run], "ann")
     assert item.reviewed and not item.stale
     assert item.to_json()["own"][EXECUTION]["decision"] == "overturn_pass"

@@ -285,6 +285,7 @@ class ReviewServer:
         except OSError as exc:
             raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (try --port 0)") from None
         self.httpd.daemon_threads = True
+        self._serving = False
         self.site.own_host = urlsplit(self.url).netloc
 
     @property
@@ -294,14 +295,19 @@ class ReviewServer:
         return f"http://{name}:{port}/"
 
     def serve_forever(self) -> None:
+        self._serving = True
         self.httpd.serve_forever(poll_interval=0.2)
 
     def start_background(self) -> threading.Thread:
         """Serve from a daemon thread (tests, embedding); stop with :meth:`close`."""
+        self._serving = True  # before the thread starts: close() right away must still stop it
         thread = threading.Thread(target=self.serve_forever, daemon=True)
         thread.start()
         return thread
 
     def close(self) -> None:
-        self.httpd.shutdown()
+        """Stop serving (when serving) and release the port."""
+        if self._serving:  # shutdown() waits for serve_forever's loop: never call it without one
+            self.httpd.shutdown()
+            self._serving = False
         self.httpd.server_close()
