@@ -16,6 +16,7 @@ import pytest
 from callbench.cli.common import print_summary
 from callbench.cli.main import main
 from callbench.harness.runfolder import read_records
+from callbench.report.payload import unpack_details
 from callbench.types.summary import ScorerAggregate, Summary, Table
 
 FIXTURE = Path(__file__).parents[1] / "harness" / "fixtures" / "run_schema1"
@@ -48,7 +49,7 @@ def test_compare_a_schema_1_run_against_itself(capsys: pytest.CaptureFixture[str
     assert main(["compare", str(FIXTURE), str(FIXTURE)]) == 0
     text = capsys.readouterr().out
     board, pairs = text.split("## Paired comparisons")
-    assert board.count("| 1 | flaky-noisy | run_schema1 |") == 4  # ties rank apart per tier
+    assert board.count("| =1 | flaky-noisy | run_schema1 |") == 8  # against itself: tied in each tier
     rows = [ln for ln in pairs.splitlines() if ln.startswith("| flaky-noisy")]
     assert len(rows) == 4 and all("| 0.0 | 0.0 – 0.0 | 1 | 0 / 0 |" in r for r in rows)
 
@@ -59,13 +60,15 @@ def test_report_of_a_schema_1_run(tmp_path: Path, capsys: pytest.CaptureFixture[
     page = out.read_text(encoding="utf-8")
     data = re.search(r'<script type="application/json" id="cb-data">(.*?)</script>', page, re.DOTALL)
     assert data is not None
-    run = json.loads(data.group(1))["runs"][0]
+    payload = json.loads(data.group(1))
+    run = payload["runs"][0]
     assert len(run["records"]) == 24 and run["header"]["run_id"] == "run-schema1"
     stored = json.loads((FIXTURE / "summary.json").read_text(encoding="utf-8"))["statistics"]
     assert run["statistics"] == stored
     first = json.loads((FIXTURE / "records.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert run["records"][0]["verdicts"] == first["verdicts"]
-    assert run["records"][0]["expected"] == first["expected"]
+    details = unpack_details(payload, 0)  # the whole records, as the case panel loads them
+    assert details[0]["verdicts"] == first["verdicts"]
+    assert details[0]["expected"] == first["expected"]
 
 
 def test_load_records_of_a_schema_1_run() -> None:

@@ -5,7 +5,7 @@ from synth import make_records, write_run
 
 from callbench.harness.runfolder import read_run
 from callbench.report.html import script_json, write_report
-from callbench.report.payload import attach_expected, build_payload
+from callbench.report.payload import attach_expected, build_payload, unpack_rows
 
 
 def test_script_json_cannot_close_the_script_element():
@@ -25,7 +25,7 @@ def test_report_is_self_contained_and_embeds_payload(tmp_path):
     assert page.count("<script") == 2 and hostile not in page
     data = re.search(r'<script type="application/json" id="cb-data">(.*?)</script>', page, re.DOTALL).group(1)
     payload = json.loads(data)
-    assert payload["runs"][0]["records"][0]["trace"]["final_text"] == hostile
+    assert unpack_rows(payload, 0)[0]["trace"]["final_text"] == hostile
 
 
 def test_multi_run_payload_has_leaderboard_and_comparisons(tmp_path):

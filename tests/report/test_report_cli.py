@@ -30,4 +30,4 @@ def test_compare_command_prints_markdown_and_csv(tmp_path):
     csv = CliRunner().invoke(
         _app(), ["compare", str(a), str(b), "--format", "csv", "--no-pairs", "-o", str(out)]
     )
-    assert csv.exit_code == 0 and out.read_text().startswith("rank,run,model,tier")
+    assert csv.exit_code == 0 and out.read_text().startswith("rank,tied,run,model,tier")
