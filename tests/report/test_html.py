@@ -36,7 +36,9 @@ def test_multi_run_payload_has_leaderboard_and_comparisons(tmp_path):
     assert len(payload["comparisons"]) == 2
     cmp = payload["comparisons"][0]
     assert cmp["a"].startswith("m1") and cmp["difference"]["estimate"] > 0 and cmp["mcnemar_p"] < 0.05
-    assert set(cmp["disagreeing"]) <= {r.key for r in read_run(a).records}
+    keys_a = [r.key for r in read_run(a).records]
+    disagreeing = {keys_a[i] for i, _j, _winner in cmp["disagreeing_rows"]}
+    assert len(disagreeing) == cmp["only_a"] + cmp["only_b"]  # one case per row, named by A's row
 
 
 def test_attach_expected_reads_the_runs_suite(tmp_path):

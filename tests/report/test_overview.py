@@ -94,7 +94,10 @@ def test_cases_pair_across_suite_aliases_and_map_back_to_each_runs_keys(tmp_path
     }
     passed_b = {r["case_id"]: r["verdicts"]["native-function-contract"]["passed"] for r in b_recs}
     want = {cid for cid in passed if passed[cid] != passed_b[cid]}
-    got = cmp["disagreeing_cases"]
+    keys_a = [r.key for r in read_run(a).records]
+    keys_b = [r.key for r in read_run(b).records]
+    # the page gets each disagreeing case as [A's row, B's row, winner (0: A, 1: B)]
+    got = [{"a_key": keys_a[i], "b_key": keys_b[j], "winner": "ab"[w]} for i, j, w in cmp["disagreeing_rows"]]
     assert {c["b_key"] for c in got} == {f"genomics-simple:{cid}" for cid in want}
     for c in got:
         cid = c["b_key"].split(":", 1)[1]

@@ -144,6 +144,12 @@ function renderLeaderboard() {
   renderComparisons();
 }
 
+function disagreeingCases(c) {
+  // The page ships [A's row, B's row, winner] per disagreeing case; the keys are read from the rows.
+  const ra = DATA.runs[c.a_index].records, rb = DATA.runs[c.b_index].records;
+  return (c.disagreeing_rows || []).map(([ia, ib, w]) => ({ a_key: ra[ia].key, b_key: rb[ib].key, winner: w ? "b" : "a" }));
+}
+
 function caseButton(c, item) {
   const label = `${c.a} vs ${c.b} · ${c.tier}: ${item.a_key}`;
   const keys = [[c.a_index, item.a_key, null], [c.b_index, item.b_key, null]];
@@ -155,7 +161,7 @@ function caseButton(c, item) {
 function renderComparisons() {
   const SHOWN = 30;
   const crow = (DATA.comparisons || []).map((c) => {
-    const d = c.difference, cases = c.disagreeing_cases || [];
+    const d = c.difference, cases = disagreeingCases(c);
     const sig = c.significant;
     const more = cases.length > SHOWN ? el("button", { class: "pill more", type: "button", "data-testid": "disagree-more",
       onclick: () => selectCases({ label: `${c.a} vs ${c.b} · ${c.tier}: ${cases.length} disagreeing cases`, keys: cases.flatMap((x) => [[c.a_index, x.a_key, null], [c.b_index, x.b_key, null]]) }) },
