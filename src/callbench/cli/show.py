@@ -44,7 +44,8 @@ def show(
 
 def _reviews_json(run_dir: Path) -> dict[str, Any] | None:
     from callbench.harness.review_suspects import find_suspects
-    from callbench.report.tables import reviewed_rows, reviews_payload
+    from callbench.report.reviews import reviewed_rows
+    from callbench.report.tables import reviews_payload
 
     rows = reviewed_rows(run_dir)
     return reviews_payload(rows, find_suspects(run_dir)) if rows else None
@@ -68,7 +69,7 @@ def print_reviews(run_dir: Path) -> None:
 
     from callbench.harness.review_suspects import find_suspects
     from callbench.report.progress import percent
-    from callbench.report.tables import reviewed_rows
+    from callbench.report.reviews import reviewed_rows
 
     rows = reviewed_rows(run_dir)
     if not rows:

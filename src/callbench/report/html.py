@@ -21,9 +21,21 @@ from callbench.errors import UserError
 from callbench.harness.runfolder import read_run
 from callbench.report.payload import attach_expected, build_payload, dedupe_labels
 
-JS_MODULES = ("core", "data", "overview", "breakdowns", "charts", "cases", "panel", "export", "live", "main")
+JS_MODULES = (
+    "core",
+    "data",
+    "overview",
+    "reviews",
+    "breakdowns",
+    "charts",
+    "cases",
+    "panel",
+    "export",
+    "live",
+    "main",
+)
 """Script modules in the order they are joined (a later module may call an earlier one at load)."""
-CSS_MODULES = ("core", "overview", "breakdowns", "cases", "panel", "export", "live")
+CSS_MODULES = ("core", "overview", "reviews", "breakdowns", "cases", "panel", "export", "live")
 """Style sheets in the order they are joined (missing ones are skipped)."""
 
 # JSON inside <script> must not contain "</script>" or "<!--"; escaping <, > and & as \u

@@ -25,6 +25,7 @@ from typing import Any
 from callbench.harness.runfolder import RunFolder, bulk_load
 from callbench.report.breakdowns import breakdowns_payload
 from callbench.report.overview import overview_payload
+from callbench.report.reviews import page_reviews
 from callbench.stats import statistics_summary
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Statistics
@@ -151,7 +152,8 @@ def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str,
         "packed": {"strings": rows.strings, "cases": rows.cases, "shared": pack_chunks(shared.parts)},
         "runs": page_runs,
         **overview_payload(runs, stats),
-        "breakdowns": breakdowns_payload(runs),
+        "breakdowns": breakdowns_payload(runs, stats),
+        "reviews": page_reviews(runs),
     }
 
 

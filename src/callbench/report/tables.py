@@ -17,6 +17,7 @@ from callbench.harness.runfolder import RunFolder, read_run
 from callbench.report.overview import comparisons
 from callbench.report.payload import header_payload, run_statistics, statistics_payload
 from callbench.report.progress import percent, tenths
+from callbench.report.reviews import reviewed_rows
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 if TYPE_CHECKING:
@@ -249,29 +250,6 @@ REVIEW_CSV_COLUMNS = [
     "overturns_by_reason",
 ]
 """Extra CSV columns of ``show`` for a run with reviews (filled on each tier's ``all`` row)."""
-
-
-def _reasons_text(reasons: dict[str, int]) -> str:
-    return "; ".join(f"{code} {n}" for code, n in reasons.items())
-
-
-def reviewed_rows(run_dir: str | Path) -> list[dict[str, Any]]:
-    """Per scorer, automatic beside reviewed accuracy (:func:`callbench.harness.reviews.reviewed_accuracy`);
-    empty when the run folder has no reviews. A ``rubric`` row covers manual cases (reviewed only)."""
-    from callbench.harness.reviews import read_reviews, reviewed_accuracy
-
-    entries = read_reviews(run_dir)
-    if not entries:
-        return []
-    rows = []
-    for name, acc in reviewed_accuracy(run_dir, entries).items():
-        row = acc.model_dump()
-        row["tier"] = name
-        row["overturned"] = f"{acc.n_overturned} ({acc.overturned_to_pass}/{acc.overturned_to_fail})"
-        row["overturns_by_reason_counts"] = dict(acc.overturns_by_reason)
-        row["overturns_by_reason"] = _reasons_text(acc.overturns_by_reason)
-        rows.append(row)
-    return rows
 
 
 def _reviewed_markdown(rows: list[dict[str, Any]], suspects: list[str]) -> str:
