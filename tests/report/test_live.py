@@ -153,3 +153,26 @@ def test_live_panel_loads_the_record_from_the_server(server, browser):
     assert panel.locator("[data-testid=round-card]").count() == len(line["trace"]["rounds"])
     assert panel.locator("[data-testid=final-text]").inner_text() == line["trace"]["final_text"]
     assert console.errors == []
+
+
+def test_update_carries_breakdowns_of_the_records_so_far(server, monkeypatch):
+    import callbench.report.live as live
+
+    srv, run, recs = server
+    first = json.loads(_get(srv.url + "api/update?offset=0")[1])
+    assert first["breakdowns"]["runs"][0]["records"] == 10
+    _append(run, recs[10:15])
+    monkeypatch.setattr(live, "BREAKDOWN_INTERVAL_S", 3600.0)  # within the interval: the cached tables
+    held = json.loads(_get(srv.url + f"api/update?offset={first['offset']}")[1])
+    assert held["breakdowns"]["runs"][0]["records"] == 10 and len(held["records"]) == 5
+    monkeypatch.setattr(live, "BREAKDOWN_INTERVAL_S", 0.0)
+    fresh = json.loads(_get(srv.url + f"api/update?offset={held['offset']}")[1])
+    assert fresh["breakdowns"]["runs"][0]["records"] == 15
+    tools = {row["tool"]: row["cells"][0]["calls"] for row in fresh["breakdowns"]["tools"]["rows"]}
+    calls = {}
+    for rec in recs[:15]:
+        if rec.get("status") != "error":
+            for call in rec["trace"]["calls"]:
+                if call.get("known_tool", True):
+                    calls[call["tool"]] = calls.get(call["tool"], 0) + 1
+    assert tools == calls

@@ -39,6 +39,7 @@ from callbench.harness.runfolder import (
     read_live_state,
     run_label,
 )
+from callbench.report.breakdowns import breakdowns_payload
 from callbench.report.html import render_html
 from callbench.report.payload import (
     build_payload,
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
     from callbench.types.trace import RoundInfo, TraceCall
 
 WRITE_INTERVAL_S = 0.25
+BREAKDOWN_INTERVAL_S = 5.0
+"""Seconds between recomputations of the live page's breakdown tables while records arrive."""
 
 
 class LiveStateWriter:
@@ -131,6 +134,7 @@ class RunFollower:
         self.records: list[CaseRecord] = []
         self.ends: list[int] = []
         self._stats: tuple[int, dict[str, Any]] | None = None
+        self._breakdowns: tuple[int, float, dict[str, Any]] | None = None
         self.lock = threading.Lock()
 
     def refresh(self) -> None:
@@ -160,6 +164,21 @@ class RunFollower:
                 self._stats = (len(self.records), statistics_payload(stats))
             return self._stats[1]
 
+    def breakdowns(self) -> dict[str, Any]:
+        """The page's breakdown tables of the records so far, recomputed when records arrived and at
+        most every :data:`BREAKDOWN_INTERVAL_S` (they read every record; the page polls often)."""
+        with self.lock:
+            now = time.monotonic()
+            cached = self._breakdowns
+            stale = cached is None or (
+                cached[0] != len(self.records) and now - cached[1] >= BREAKDOWN_INTERVAL_S
+            )
+            if stale:
+                folder = RunFolder(self.run_dir, self.header(), latest_records(self.records))
+                self._breakdowns = (len(self.records), now, breakdowns_payload([folder]))
+            assert self._breakdowns is not None
+            return self._breakdowns[2]
+
     def live_state(self) -> dict[str, Any] | None:
         return read_live_state(self.run_dir)
 
@@ -178,6 +197,7 @@ def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
         "records": follower.since(offset),
         "offset": follower.tail.offset,
         "statistics": follower.statistics(),
+        "breakdowns": follower.breakdowns(),
         "live": live,
         # The page opened before run.json existed learns what is measured (model or agent) here.
         "header": header_payload_of(header),

@@ -31,6 +31,7 @@ function applyUpdate(run, upd) {
   mergeRecords(run, recs);
   run.offset = upd.offset;
   if (upd.statistics) run.statistics = upd.statistics;
+  if (upd.breakdowns) DATA.breakdowns = upd.breakdowns;
   showLive(upd.live, progressOf(upd));
   const newHeader = upd.header && upd.header.harness_mode && !(run.header && run.header.harness_mode);
   if (newHeader) adoptHeader(run, upd.header, upd.run && upd.run.label);
@@ -64,7 +65,7 @@ function mergeRecords(run, recs) {
   for (const rec of recs) {
     const at = index.get(`${rec.key}#${rec.trial}`);
     if (at === undefined) { index.set(`${rec.key}#${rec.trial}`, run.records.length); run.records.push(rec); }
-    else { run.records[at] = rec; if (run.details) run.details[at] = rec; }
+    else run.records[at] = rec; // its panel asks the server for the newer record
   }
 }
 
