@@ -1,6 +1,6 @@
 """The review store: ``reviews/<reviewer>.jsonl`` in a run folder, append-only, beside the automatic
 verdicts (which are never rewritten); read by the report and the review page alike. See
-``docs/review-store.md``.
+``docs/review.md``.
 
 Each line is a :class:`~callbench.types.review.ReviewEntry` carrying the :func:`record_hash` of the
 record line it judged; a case that was re-run or re-scored has a new line, so earlier reviews of it

@@ -15,7 +15,7 @@ their inputs, picks an interval method, and says plainly when a coefficient is u
 * :func:`raw_agreement`: share of items with equal labels, Wilson interval
   (:func:`callbench.stats.wilson_interval`).
 
-Degenerate input (documented in ``docs/review-agreement.md``):
+Degenerate input (documented in ``docs/review.md``):
 
 * Malformed input (different lengths, a label outside ``categories``, an unknown weighting or
   level, items with different numbers of ratings for Fleiss' kappa) raises

@@ -1,6 +1,6 @@
 """The review queue: which cases of one or more runs need a person, and why.
 
-A case is queued for each of these reasons (``docs/review-page.md`` lists them with examples):
+A case is queued for each of these reasons (``docs/review.md`` lists them):
 
 * ``qc_flag``: ``summary.json`` flags it (e.g. ``zero_partial_with_successful_execution``, the
   methods' "zero points although execution data indicates successful tool usage").

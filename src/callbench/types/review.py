@@ -3,7 +3,7 @@
 A *manual* case (``scoring: manual``) is run like any other but decided by people against its
 :class:`Rubric`; its automatic verdicts are kept, marked not applicable. Reviews of any case are
 :class:`ReviewEntry` lines of ``reviews/<reviewer>.jsonl`` in the run folder (see
-``docs/review-store.md`` and :mod:`callbench.harness.reviews`).
+``docs/review.md`` and :mod:`callbench.harness.reviews`).
 """
 
 from __future__ import annotations
