@@ -20,7 +20,7 @@ import os
 import threading
 import time
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -41,6 +41,7 @@ from callbench.harness.runfolder import (
 )
 from callbench.report.breakdowns import breakdowns_payload
 from callbench.report.html import render_html
+from callbench.report.local_server import LocalServer
 from callbench.report.payload import (
     build_payload,
     compute_statistics,
@@ -309,7 +310,7 @@ def check_run_dir(path: Path) -> bool:
     return True
 
 
-class LiveServer:
+class LiveServer(LocalServer):
     """The dashboard server for one run directory, bound to 127.0.0.1 only.
 
     The directory may not exist yet (:attr:`waiting`): the page is served and picks the run up
@@ -320,32 +321,4 @@ class LiveServer:
         path = Path(run_dir)
         self.waiting = not check_run_dir(path)
         self.follower = RunFollower(path)
-        try:
-            handler = _handler(self.follower, title or f"callbench · {path.name}")
-            self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        except OSError as exc:
-            raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (try --port 0)") from None
-        self.httpd.daemon_threads = True
-        self._serving = False
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        name = host.decode() if isinstance(host, bytes) else host
-        return f"http://{name}:{port}/"
-
-    def serve_forever(self) -> None:
-        self._serving = True
-        self.httpd.serve_forever(poll_interval=0.2)
-
-    def start_background(self) -> threading.Thread:
-        """Serve from a daemon thread (tests, embedding); stop with :meth:`close`."""
-        self._serving = True  # before the thread runs: a close() right after must still stop it
-        thread = threading.Thread(target=self.serve_forever, daemon=True)
-        thread.start()
-        return thread
-
-    def close(self) -> None:
-        if self._serving:  # shutdown() waits for a serve loop: it would hang on a server never started
-            self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(_handler(self.follower, title or f"callbench · {path.name}"), port)

@@ -26,7 +26,7 @@ import secrets
 import threading
 from collections.abc import Sequence
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from callbench.errors import ConfigError, UserError
 from callbench.harness.reviews import append_review, check_reviewer, current_records, new_entry
 from callbench.harness.runfolder import RUN_FILE, read_header, run_label
 from callbench.report.html import script_json
+from callbench.report.local_server import LocalServer
 from callbench.report.payload import record_payload
 from callbench.review.queue import REASON_CODES, build_queue, run_labels
 from callbench.types.review import DECISIONS, REVIEW_REASONS
@@ -260,7 +261,7 @@ def _int(text: str) -> int:
         return 0
 
 
-class ReviewServer:
+class ReviewServer(LocalServer):
     """The review page for ``run_dirs`` and one reviewer, bound to 127.0.0.1 only.
 
     Raises:
@@ -279,35 +280,5 @@ class ReviewServer:
                 raise UserError(f"{path}: not a run folder (no records.jsonl)")
         self.site = ReviewSite(paths, check_reviewer(reviewer), secrets.token_urlsafe(24))
         self.site.queue()  # unreadable records, summary or reviews fail here, before serving
-        try:
-            handler = _handler(self.site, title or f"callbench review · {reviewer}")
-            self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        except OSError as exc:
-            raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (try --port 0)") from None
-        self.httpd.daemon_threads = True
-        self._serving = False
+        super().__init__(_handler(self.site, title or f"callbench review · {reviewer}"), port)
         self.site.own_host = urlsplit(self.url).netloc
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        name = host.decode() if isinstance(host, bytes) else host
-        return f"http://{name}:{port}/"
-
-    def serve_forever(self) -> None:
-        self._serving = True
-        self.httpd.serve_forever(poll_interval=0.2)
-
-    def start_background(self) -> threading.Thread:
-        """Serve from a daemon thread (tests, embedding); stop with :meth:`close`."""
-        self._serving = True  # before the thread starts: close() right away must still stop it
-        thread = threading.Thread(target=self.serve_forever, daemon=True)
-        thread.start()
-        return thread
-
-    def close(self) -> None:
-        """Stop serving (when serving) and release the port."""
-        if self._serving:  # shutdown() waits for serve_forever's loop: never call it without one
-            self.httpd.shutdown()
-            self._serving = False
-        self.httpd.server_close()
