@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -16,6 +16,9 @@ from callbench.errors import UserError
 from callbench.harness.usage import requests_text
 from callbench.report.progress import percent
 from callbench.types.summary import Summary, Table
+
+if TYPE_CHECKING:
+    from callbench.report.local_server import LocalServer
 
 console = Console()
 err_console = Console(stderr=True)
@@ -177,3 +180,17 @@ def print_summary(
             print_tables(name, aggregate.tables)
     if run_dir is not None:
         console.print(f"  run folder: {run_dir}  (run.json, records.jsonl, summary.json)")
+
+
+def serve_until_stopped(server: LocalServer, open_browser: bool = False) -> None:
+    """Serve a page server until Ctrl-C, opening the default browser on it first when asked."""
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

@@ -14,14 +14,13 @@ one line naming both readings (a folder literally named ``agreement`` is reached
 
 from __future__ import annotations
 
-import webbrowser
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from callbench.cli.common import require_run_folder
+from callbench.cli.common import require_run_folder, serve_until_stopped
 from callbench.errors import ConfigError
 
 SERVE = "serve"
@@ -81,22 +80,11 @@ def serve_cmd(
             f"--reviewer: {CONSENSUS_REVIEWER!r} is reserved for consensus entries "
             "(record them with 'callbench review agreement RUN_DIR --consensus NAME')"
         )
-    try:
-        from callbench.review.page import ReviewServer
-    except ImportError:
-        raise ConfigError(
-            "the review page is not available in this installation (callbench.review.page)"
-        ) from None
-    server: Any = ReviewServer(list(run_dirs), reviewer, port=port)
+    from callbench.review.page import ReviewServer
+
+    server = ReviewServer(list(run_dirs), reviewer, port=port)
     typer.echo(f"reviewing {', '.join(map(str, run_dirs))} as {reviewer} at {server.url} (Ctrl-C to stop)")
-    if open_browser:
-        webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    serve_until_stopped(server, open_browser)
 
 
 def agreement_cmd(

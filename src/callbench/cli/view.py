@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import webbrowser
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +22,7 @@ def view_cmd(
 ) -> None:
     """Serve the live dashboard: new records, running figures and the rounds of the cases in
     flight appear as the run writes them. Stop with Ctrl-C."""
+    from callbench.cli.common import serve_until_stopped
     from callbench.report.live import LiveServer
 
     # Not require_run_folder: the view may start before the run creates its folder (it waits).
@@ -31,11 +31,4 @@ def view_cmd(
         typer.echo(f"waiting for {run_dir} to appear… (serving at {server.url}, Ctrl-C to stop)")
     else:
         typer.echo(f"serving {run_dir} at {server.url} (Ctrl-C to stop)")
-    if open_browser:
-        webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    serve_until_stopped(server, open_browser)
