@@ -17,9 +17,7 @@ from typing import Any
 
 import jinja2
 
-from callbench.errors import UserError
-from callbench.harness.runfolder import read_run
-from callbench.report.payload import attach_expected, build_payload, dedupe_labels
+from callbench.report.payload import build_payload, load_runs
 
 JS_MODULES = (
     "core",
@@ -94,12 +92,7 @@ def write_report(run_dirs: Sequence[str | Path], output: str | Path, title: str 
     Raises:
         UserError: when no run directory is given or one is unreadable.
     """
-    if not run_dirs:
-        raise UserError("give at least one run directory")
-    runs = [read_run(d) for d in run_dirs]
-    for run in runs:
-        attach_expected(run)
-    dedupe_labels(runs)
+    runs = load_runs(run_dirs)
     out = Path(output)
     page = render_html(build_payload(runs), title or "callbench report")
     out.parent.mkdir(parents=True, exist_ok=True)

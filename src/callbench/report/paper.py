@@ -21,11 +21,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from callbench.errors import ConfigError, UserError
-from callbench.harness.runfolder import RunFolder, read_run
+from callbench.errors import ConfigError
+from callbench.harness.runfolder import RunFolder
 from callbench.report.breakdowns import breakdown_tables
 from callbench.report.overview import overview_tables
-from callbench.report.payload import attach_expected, dedupe_labels, run_statistics
+from callbench.report.payload import load_runs, run_statistics
 from callbench.report.tables import table_markdown
 from callbench.types.summary import Table
 
@@ -45,21 +45,6 @@ def check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         raise ConfigError(f"--format: unknown format {fmt!r} (choose {', '.join(FORMATS)})")
     return fmt
-
-
-def load_runs(run_dirs: Sequence[str | Path]) -> list[RunFolder]:
-    """Read the run folders as the HTML report does (expected steps attached, labels unique).
-
-    Raises:
-        UserError: no folder given, or one unreadable.
-    """
-    if not run_dirs:
-        raise UserError("give at least one run directory")
-    runs = [read_run(d) for d in run_dirs]
-    for run in runs:
-        attach_expected(run)
-    dedupe_labels(runs)
-    return runs
 
 
 def report_tables(runs: Sequence[RunFolder]) -> list[Table]:

@@ -20,9 +20,11 @@ import datetime as _dt
 import gzip
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from callbench.harness.runfolder import RunFolder, bulk_load
+from callbench.errors import UserError
+from callbench.harness.runfolder import RunFolder, bulk_load, read_run
 from callbench.report.breakdowns import breakdowns_payload
 from callbench.report.overview import overview_payload
 from callbench.report.reviews import page_reviews
@@ -366,3 +368,18 @@ def dedupe_labels(runs: Sequence[RunFolder]) -> None:
         seen[run.label] = count + 1
         if count:
             run.label = f"{run.label} #{count + 1}"
+
+
+def load_runs(run_dirs: Sequence[str | Path]) -> list[RunFolder]:
+    """Read the run folders as the HTML report does (expected steps attached, labels unique).
+
+    Raises:
+        UserError: no folder given, or one unreadable.
+    """
+    if not run_dirs:
+        raise UserError("give at least one run directory")
+    runs = [read_run(d) for d in run_dirs]
+    for run in runs:
+        attach_expected(run)
+    dedupe_labels(runs)
+    return runs
