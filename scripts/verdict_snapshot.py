@@ -43,6 +43,7 @@ def suite_plan(codexomics: Path | None) -> list[tuple[str, dict[str, Any], tuple
     plan: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         ("starter", {}, AGENTS),
         ("genomics", {}, AGENTS),
+        ("genomics-manual", {}, AGENTS),  # manual cases: every verdict n/a (reviewers score them)
         ("complexfuncbench:fixture:faithful", {}, AGENTS),
         ("complexfuncbench:fixture:improved", {}, AGENTS),
         (DAG_GRID, {}, (*AGENTS, "planner")),

@@ -31,6 +31,7 @@ from callbench.report.reviews import page_reviews
 from callbench.stats import statistics_summary
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Statistics
+from callbench.types.verdict import Verdict
 
 MAX_TEXT = 4000
 """Long tool results and texts are cut in the report (the run directory keeps them whole)."""
@@ -49,6 +50,17 @@ ROW_TEXT = 300
 """Characters of the instruction, final text and error message a row keeps (for search and the table)."""
 
 
+def _row_verdict(verdict: Verdict) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "passed": verdict.passed,
+        "partial": verdict.partial,
+        "reasons": [{"code": c} for c in verdict.codes],
+    }
+    if not verdict.applicable:  # judged nothing (a manual case, a state check without state): n/a
+        row["applicable"] = False
+    return row
+
+
 def record_row(record: CaseRecord) -> dict[str, Any]:
     """The page's row for one record: the same shape as :func:`record_payload`, only the fields
     the case table, its filters, the charts and the cross-run tables read."""
@@ -65,10 +77,7 @@ def record_row(record: CaseRecord) -> dict[str, Any]:
         "expected_tools": record.expected_tools,
         "retrieval_recall": record.retrieval_recall,
         "duration_ms": record.duration_ms,
-        "verdicts": {
-            tier: {"passed": v.passed, "partial": v.partial, "reasons": [{"code": c} for c in v.codes]}
-            for tier, v in record.verdicts.items()
-        },
+        "verdicts": {tier: _row_verdict(v) for tier, v in record.verdicts.items()},
         "trace": {
             "calls": [{"tool": c.tool} for c in trace.calls],
             "final_text": (trace.final_text or "")[:ROW_TEXT],
@@ -172,6 +181,18 @@ CASE_FIELDS = ("key", "suite", "case_id", "category", "instruction", "expected_t
 """Row fields that belong to the case (the packed row names the case by index)."""
 
 
+def _outcome_code(verdict: dict[str, Any]) -> int:
+    """A row verdict's outcome as one number: 1 pass, 0 fail, -1 not applicable (judged nothing)."""
+    return -1 if verdict.get("applicable") is False else int(verdict["passed"])
+
+
+def _verdict_of_code(code: int, partial: Any, reasons: list[dict[str, str]]) -> dict[str, Any]:
+    verdict: dict[str, Any] = {"passed": code == 1, "partial": partial, "reasons": reasons}
+    if code == -1:
+        verdict["applicable"] = False
+    return verdict
+
+
 def record_detail(record: CaseRecord) -> dict[str, Any]:
     """What the case panel receives: :func:`record_payload` without ``trace.final_state`` (the page
     never shows the executor's snapshot; the state-match verdict carries the parts that differ)."""
@@ -231,7 +252,8 @@ class RowPacker:
     duration_ms, verdicts, tools, final_text, stop_reason, error, agent]``: ``case`` indexes
     :attr:`cases`, strings that repeat (status, mode, tiers, reason codes, tools, stop
     reasons, error types, agent outcomes) index :attr:`strings`, ``verdicts`` is
-    ``[[tier, passed 0|1, partial, [code...]]...]``, ``error`` is ``[type, message]`` or null,
+    ``[[tier, outcome 1 pass|0 fail|-1 n/a, partial, [code...]]...]``, ``error`` is
+    ``[type, message]`` or null,
     ``agent`` is ``[outcome, message]`` or null.
     """
 
@@ -273,7 +295,7 @@ class RowPacker:
             row["retrieval_recall"],
             row["duration_ms"],
             [
-                [self._s(tier), int(v["passed"]), v["partial"], [self._s(r["code"]) for r in v["reasons"]]]
+                [self._s(tier), _outcome_code(v), v["partial"], [self._s(r["code"]) for r in v["reasons"]]]
                 for tier, v in row["verdicts"].items()
             ],
             [self._s(c["tool"]) for c in trace["calls"]],
@@ -301,7 +323,7 @@ def unpack_rows(payload: dict[str, Any], run_index: int) -> list[dict[str, Any]]
         row.update(instruction=cases[case][4], expected_tools=cases[case][5])
         row.update(retrieval_recall=recall, duration_ms=duration)
         row["verdicts"] = {
-            s(t): {"passed": bool(ok), "partial": part, "reasons": [{"code": s(c)} for c in codes]}
+            s(t): _verdict_of_code(ok, part, [{"code": s(c)} for c in codes])
             for t, ok, part, codes in verdicts
         }
         row["trace"] = {"calls": [{"tool": s(t)} for t in tools], "final_text": text, "stop_reason": s(stop)}

@@ -59,7 +59,7 @@ function matches(item, f) {
       if (r.status === "error") return false;
       const tiers = f.tier ? [f.tier] : Object.keys(r.verdicts);
       const want = f.outcome === "pass";
-      if (!tiers.some((t) => r.verdicts[t] && r.verdicts[t].passed === want)) return false;
+      if (!tiers.some((t) => r.verdicts[t] && r.verdicts[t].applicable !== false && r.verdicts[t].passed === want)) return false;
     }
   }
   if (f.reason && !Object.entries(r.verdicts).some(([t, v]) => (!f.tier || t === f.tier) && (v.reasons || []).some((x) => x.code === f.reason))) return false;
@@ -77,7 +77,7 @@ function currentFilters() {
 
 // ---- sorting ------------------------------------------------------------------------------
 // One entry per header cell, in the template's column order: how a record sorts in that column.
-const verdictRank = (r) => (r.status === "error" ? -1 : Object.values(r.verdicts || {}).filter((v) => v.passed).length);
+const verdictRank = (r) => (r.status === "error" ? -1 : Object.values(r.verdicts || {}).filter((v) => v.applicable !== false && v.passed).length);
 const reasonText = (r) => uniq(Object.values(r.verdicts || {}).flatMap((v) => (v.reasons || []).map((x) => x.code))).join(", ");
 const callText = (r) => ((r.trace && r.trace.calls) || []).map((c) => c.tool).join(", ");
 const COLUMNS = [
@@ -232,7 +232,7 @@ function renderMore() {
 function caseRow(item) {
   const r = item.rec;
   const verdicts = r.status === "error" ? [el("span", { class: "pill error", text: "error" })]
-    : Object.entries(r.verdicts).map(([t, v]) => el("span", { class: "pill " + (v.passed ? "pass" : "fail"), text: `${t}: ${v.passed ? "pass" : "fail"}` }));
+    : Object.entries(r.verdicts).map(([t, v]) => el("span", { class: "pill " + verdictClass(v), text: `${t}: ${verdictWord(v)}` }));
   const row = el("tr", { class: "row", tabindex: 0, "aria-expanded": "false", "data-testid": "case-row", "data-key": r.key, "data-run": item.run, "data-trial": r.trial ?? "" },
     el("td", { text: DATA.runs[item.run].label }), el("td", { class: "key", text: r.key }), el("td", { text: r.trial ?? 0 }), el("td", { text: r.category ?? "" }),
     el("td", {}, verdicts), el("td", { text: reasonText(r) }), el("td", { text: callText(r) }), el("td", { class: "num", text: r.duration_ms != null ? Math.round(r.duration_ms) : "" }));

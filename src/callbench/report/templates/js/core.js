@@ -46,3 +46,8 @@ function table(head, rows) {
 const RENDERERS = [];
 function onRender(fn) { RENDERERS.push(fn); }
 function renderSections() { for (const fn of RENDERERS) fn(); }
+
+// A verdict's word and pill class: "n/a" for a verdict that judged nothing (a manual case, a state
+// check on a suite without state), never shown as a failure.
+const verdictWord = (v) => (v.applicable === false ? "n/a" : v.passed ? "pass" : "fail");
+const verdictClass = (v) => (v.applicable === false ? "na" : v.passed ? "pass" : "fail");

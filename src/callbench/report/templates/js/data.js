@@ -14,7 +14,11 @@ function unpackRows() {
     const r = { key: c[0] === null ? `${c[1]}:${c[2]}` : c[0], suite: c[1], case_id: c[2], category: c[3], trial, status: s(status), harness_mode: s(mode),
       instruction: c[4], expected_tools: c[5], retrieval_recall: recall, duration_ms: duration, verdicts: {},
       trace: { calls: tools.map((t) => ({ tool: s(t) })), final_text: text, stop_reason: s(stop) } };
-    for (const [tier, ok, partial, codes] of verdicts) r.verdicts[s(tier)] = { passed: !!ok, partial, reasons: codes.map((x) => ({ code: s(x) })) };
+    for (const [tier, ok, partial, codes] of verdicts) {
+      // ok: 1 pass, 0 fail, -1 not applicable (a verdict that judged nothing)
+      r.verdicts[s(tier)] = { passed: ok === 1, partial, reasons: codes.map((x) => ({ code: s(x) })) };
+      if (ok === -1) r.verdicts[s(tier)].applicable = false;
+    }
     if (error) r.error = { type: s(error[0]), message: error[1] };
     if (agent) r.trace.agent = { outcome: s(agent[0]), message: agent[1] };
     return r;

@@ -56,7 +56,7 @@ function isCaseTable(tbl) {
 function caseCells(item) {
   // One case-table row as the cells it shows (when cases.js hands back records, not cells).
   const r = item.rec;
-  const verdicts = r.status === "error" ? "error" : Object.entries(r.verdicts || {}).map(([t, v]) => `${t}: ${v.passed ? "pass" : "fail"}`).join("; ");
+  const verdicts = r.status === "error" ? "error" : Object.entries(r.verdicts || {}).map(([t, v]) => `${t}: ${verdictWord(v)}`).join("; ");
   const reasons = uniq(Object.values(r.verdicts || {}).flatMap((v) => (v.reasons || []).map((x) => x.code)));
   const calls = ((r.trace && r.trace.calls) || []).map((c) => c.tool);
   return [DATA.runs[item.run].label, r.key, r.trial ?? 0, r.category ?? "", verdicts, reasons.join(", "), calls.join(", "),

@@ -79,7 +79,7 @@ function panel(r) {
   const t = r.trace || { rounds: [], calls: [] };
   const calls = t.calls || [];
   const verdicts = Object.entries(r.verdicts || {}).map(([tier, v]) => el("div", {},
-    el("span", { class: "pill " + (v.passed ? "pass" : "fail"), text: `${tier}: ${v.passed ? "pass" : "fail"}` }),
+    el("span", { class: "pill " + verdictClass(v), text: `${tier}: ${verdictWord(v)}` }),
     ` partial ${fmt(v.partial)} (diagnostic) — `, el("span", { text: v.rationale || "" }),
     el("ul", {}, (v.reasons || []).map((x) => el("li", {}, el("code", { text: x.code }), " ", x.message || "")))));
   return el("div", { class: "panel", "data-testid": "case-panel", "data-key": r.key },
