@@ -186,7 +186,7 @@ def _outcome_code(verdict: dict[str, Any]) -> int:
     return -1 if verdict.get("applicable") is False else int(verdict["passed"])
 
 
-def _verdict_of_code(code: int, partial: Any, reasons: list[dict[str, str]]) -> dict[str, Any]:
+def _verdict_of_code(code: int, partial: Any, reasons: list[dict[str, Any]]) -> dict[str, Any]:
     verdict: dict[str, Any] = {"passed": code == 1, "partial": partial, "reasons": reasons}
     if code == -1:
         verdict["applicable"] = False
