@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
 from callbench.types.review import Rubric
 from callbench.types.trace import Trace
@@ -120,21 +120,12 @@ class CaseRecord(BaseModel):
     started_at: float = 0.0
     duration_ms: float = 0.0
     metadata: dict[str, Any] = Field(default_factory=dict)
-    scoring: Literal["auto", "manual"] = "auto"
+    # Records of automatic cases are written without these two fields (their lines, and the record
+    # hashes reviews carry, stay as they were before manual cases existed); readers default them.
+    scoring: Literal["auto", "manual"] = Field(default="auto", exclude_if=lambda value: value == "auto")
     """``manual``: a case scored by reviewers against ``rubric``; its verdicts are all not applicable."""
-    rubric: Rubric | None = None
+    rubric: Rubric | None = Field(default=None, exclude_if=lambda value: value is None)
     """The rubric of a manual case, as run (for the review page and the review store)."""
-
-    @model_serializer(mode="wrap")
-    def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
-        # Records of automatic cases are written without the two fields (their lines, and the record
-        # hashes reviews carry, stay as they were before manual cases existed); readers default them.
-        data = handler(self)
-        if self.scoring == "auto" and isinstance(data, dict):
-            data.pop("scoring", None)
-            if self.rubric is None:
-                data.pop("rubric", None)
-        return data
 
     @property
     def record_id(self) -> tuple[str, int]:
