@@ -78,8 +78,11 @@ class Console:
 
 
 @contextmanager
-def browser_context(width: int = 1400, height: int = 1000) -> Iterator[Any]:
-    """A headless Chromium with a fresh user-data-dir (one launch serves many pages)."""
+def browser_context(width: int = 1400, height: int = 1000, *, enforce_csp: bool = False) -> Iterator[Any]:
+    """A headless Chromium with a fresh user-data-dir (one launch serves many pages).
+
+    ``enforce_csp``: keep the page's Content-Security-Policy on (and accept downloads), for the tests
+    that prove a feature works under it."""
     from playwright.sync_api import sync_playwright
 
     exe = require_browser()
@@ -92,7 +95,8 @@ def browser_context(width: int = 1400, height: int = 1000) -> Iterator[Any]:
             viewport={"width": width, "height": height},
             # The page's CSP is defence in depth; tests bypass it so the escaping is proven on
             # its own (and so Playwright may evaluate its wait predicates).
-            bypass_csp=True,
+            bypass_csp=not enforce_csp,
+            accept_downloads=enforce_csp,
         )
         try:
             yield ctx

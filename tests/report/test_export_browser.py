@@ -9,12 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from browser import FLAGS, Console, require_browser
+from browser import Console
 from synth import make_records, write_run
 
 from callbench.report.html import write_report
@@ -26,23 +25,10 @@ FORMULA_START = ("=", "+", "-", "@")
 @pytest.fixture(scope="module")
 def csp_browser():
     """A headless Chromium that enforces the page's CSP and accepts downloads."""
-    from playwright.sync_api import sync_playwright
+    from browser import browser_context
 
-    exe = require_browser()
-    with tempfile.TemporaryDirectory(prefix="cb-chromium-") as profile, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=exe,
-            args=FLAGS,
-            headless=True,
-            viewport={"width": 1440, "height": 900},
-            accept_downloads=True,
-            bypass_csp=False,
-        )
-        try:
-            yield ctx
-        finally:
-            ctx.close()
+    with browser_context(1440, 900, enforce_csp=True) as ctx:
+        yield ctx
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -34,7 +34,7 @@ Decision = Literal["agree", "overturn_pass", "overturn_fail", "unsure", "scored"
 * ``unsure``: looked at, no decision (never counted as reviewed).
 * ``scored``: a manual case scored against its rubric (scorer ``rubric`` only; ``scores`` required).
 """
-DECISIONS: tuple[Decision, ...] = ("agree", "overturn_pass", "overturn_fail", "unsure", "scored")
+DECISIONS: tuple[Decision, ...] = get_args(Decision)
 
 ReviewReason = Literal[
     "scorer_too_strict",
@@ -55,15 +55,7 @@ ReviewReason = Literal[
 * ``harness_fault``: the harness, an executor or a tool implementation misbehaved.
 * ``other``: anything else (say what in the note).
 """
-REVIEW_REASONS: tuple[ReviewReason, ...] = (
-    "scorer_too_strict",
-    "scorer_too_lenient",
-    "gold_wrong",
-    "ambiguous_instruction",
-    "equivalent_call",
-    "harness_fault",
-    "other",
-)
+REVIEW_REASONS: tuple[ReviewReason, ...] = get_args(ReviewReason)
 
 Level = str | int
 """A rubric score: a label of an ordinal scale, or an integer of a ``min``..``max`` scale."""

@@ -36,7 +36,7 @@ function applyUpdate(run, upd) {
   const newHeader = upd.header && upd.header.harness_mode && !(run.header && run.header.harness_mode);
   if (newHeader) adoptHeader(run, upd.header, upd.run && upd.run.label);
   if (newHeader || recs.length) renderSections();
-  if (recs.length) appendRows(recs);
+  if (recs.length) refreshRows(); // cases.js keeps open panels and places new rows where the sort puts them
 }
 
 function adoptHeader(run, header, label) {
@@ -67,17 +67,6 @@ function mergeRecords(run, recs) {
     if (at === undefined) { index.set(`${rec.key}#${rec.trial}`, run.records.length); run.records.push(rec); }
     else run.records[at] = rec; // its panel asks the server for the newer record
   }
-}
-
-function appendRows(newRecs) {
-  // Keep open panels and scroll position: cases.js appends what the order allows.
-  if (typeof refreshRows === "function") { refreshRows(); return; }
-  const before = state.rows.length;
-  const v = (id) => document.getElementById(id).value;
-  const f = { search: v("f-search").trim().toLowerCase(), run: v("f-run"), suite: v("f-suite"), category: v("f-category"), tier: v("f-tier"), outcome: v("f-outcome"), reason: v("f-reason"), tool: v("f-tool") };
-  state.rows = allRecords().filter((item) => matches(item, f));
-  document.getElementById("f-count").textContent = `${state.rows.length} of ${allRecords().length} records`;
-  if (state.shown >= before) renderMore();
 }
 
 function duration(seconds) {
