@@ -140,6 +140,7 @@ def test_argument_diff_follows_the_dsl(tmp_path, browser):
     page.goto(out.as_uri())
     page.locator("[data-testid=case-row]").first.click()
     expected_side = page.locator("[data-testid=arg-diff] > div").first
+    expected_side.locator(".kv").first.wait_for()  # the panel draws once its record is inflated
     states = {
         line.inner_text().split(":")[0]: line.get_attribute("data-state")
         for line in expected_side.locator(".kv").all()
