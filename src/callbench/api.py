@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, Literal, TypedDict, Unpack
 
 from callbench.executors.base import Executor
 from callbench.harness.config import (
@@ -156,6 +156,8 @@ class RunOptions(TypedDict, total=False):
     cache: bool
     cache_path: str | Path | None
     price_table: str | Path | None
+    backend: Literal["local", "ray"]
+    ray_address: str | None
     out_dir: str | Path | None
     runs_root: str | Path
     resume: bool

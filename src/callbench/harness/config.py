@@ -44,6 +44,10 @@ ModelRef: TypeAlias = str | Provider
 """A model string (``provider:model``, ``oracle``...), or a :class:`Provider` built in code."""
 TierRef: TypeAlias = str | ScorerFactory
 """A scorer name (``all``: the suite's scorers plus the strict tiers where they apply) or a factory."""
+BackendName = Literal["local", "ray"]
+BACKENDS: tuple[BackendName, ...] = ("local", "ray")
+"""Where cases run: ``local`` (one process, one event loop) or ``ray`` (Ray workers, each with the same
+async engine; the driver writes every record)."""
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "rich", "plain", "quiet")
 
@@ -66,6 +70,8 @@ FLAGS = {
     "rpm": "--rpm",
     "tpm": "--tpm",
     "max_connections": "--max-connections",
+    "backend": "--backend",
+    "ray_address": "--ray-address",
     "max_retries": "--max-retries",
     "max_retry_time_s": "--max-retry-time",
     "request_timeout_s": "--request-timeout",
@@ -290,6 +296,12 @@ class EngineLimits:
     """The response cache file (``None``: the default location)."""
     price_table: str | Path | None = None
     """A YAML/JSON price table for cost estimates (checked before the run starts)."""
+    backend: BackendName = "local"
+    """Where cases run (:data:`BACKENDS`); not part of a run's identity: a run started on one backend
+    may be resumed on the other."""
+    ray_address: str | None = None
+    """``--backend ray``: the cluster to join (``None``: start a local Ray instance; ``auto``: the running
+    cluster this machine belongs to; or ``ray://host:port`` / ``host:port``)."""
 
     def __post_init__(self) -> None:
         _check_int(self, "concurrency", 1)
@@ -303,6 +315,21 @@ class EngineLimits:
         _check_bool(self, "cache")
         _normalize_path(self, "cache_path")
         _normalize_path(self, "price_table")
+        if self.backend not in BACKENDS:
+            _reject(self, "backend", "one of " + ", ".join(BACKENDS))
+        if self.ray_address is not None and (
+            not isinstance(self.ray_address, str) or not self.ray_address.strip()
+        ):
+            _reject(
+                self, "ray_address", "a Ray address ('auto', 'host:port' or 'ray://host:port')", optional=True
+            )
+        if self.ray_address is not None and self.backend != "ray":
+            raise OptionError(
+                "--ray-address needs --backend ray",
+                flag="--ray-address",
+                rule="needs --backend ray",
+                value=self.ray_address,
+            )
 
 
 @dataclass(frozen=True)
@@ -439,6 +466,8 @@ class RunConfig:
     cache: bool = True
     cache_path: Path | None = None
     price_table: Path | None = None
+    backend: BackendName = "local"
+    ray_address: str | None = None
     # Output, display only (not recorded)
     progress: ProgressMode = "quiet"
     watch: bool = False
@@ -561,7 +590,8 @@ def _refs(
 
 
 PATH_FIELDS = ("data", "registry", "out_dir", "runs_root", "cache_path", "price_table")
-DISPLAY_FIELDS = ("progress", "watch", "resume")
+DISPLAY_FIELDS = ("progress", "watch", "resume", "backend", "ray_address")
+"""Left out of ``run.json``'s config: how a run is shown or where it executes, never what it measures."""
 OBJECT_FIELDS = ("suites", "model", "tiers", "executor")
 """Fields that may hold Python objects; ``run.json`` records each object as :data:`OBJECT_SPEC`."""
 
