@@ -119,27 +119,24 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     fan = Observers(observers)
     jobs = _jobs(prepared, config)
     fan.emit("on_run_start", prepared.header, len(jobs))
-    # Summaries need outcomes, codes and timings, not results or argument texts: slim copies of
-    # the records (earlier ones of a resumed run, then each new one as it is written) suffice.
-    slim = list(prepared.previous)
-    writer = RecordWriter(prepared.run_dir)
+    sink = RecordSink(RecordWriter(prepared.run_dir), fan, list(prepared.previous))
     policy = ModePolicy(config.harness_mode)
     try:
         if prepared.agent is not None:
             async with CaseToolServer() as server:
-                await _run_jobs(jobs, AgentPlayer(prepared.agent, server), policy, config, writer, fan, slim)
+                await _run_jobs(jobs, AgentPlayer(prepared.agent, server), policy, config, sink)
         else:
             assert prepared.model is not None
-            await _run_jobs(jobs, prepared.model, policy, config, writer, fan, slim)
+            await _run_jobs(jobs, prepared.model, policy, config, sink)
     finally:
-        writer.close()
+        sink.writer.close()
         if prepared.model is not None:
             await prepared.model.aclose()
         if prepared.agent is not None:
             await prepared.agent.aclose()
         for executor in {id(job.executor): job.executor for job in jobs}.values():
             await executor.aclose()
-        summary = finish_run(prepared, slim)
+        summary = finish_run(prepared, sink.slim)
         gc.unfreeze()
         fan.emit("on_run_end", summary)
     return RunResult(prepared.run_dir, summary)
@@ -170,14 +167,26 @@ def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
     return jobs
 
 
+@dataclass
+class RecordSink:
+    """Where every finished record goes, whichever backend played it: the run folder (this process is
+    the single writer of ``records.jsonl``), the observers, then the summary's tally."""
+
+    writer: RecordWriter
+    fan: Observers
+    slim: list[CaseRecord]
+    """Summaries need outcomes, codes and timings, not results or argument texts: slim copies of the
+    records (earlier ones of a resumed run, then each new one as it is written) suffice."""
+
+    def add(self, record: CaseRecord) -> None:
+        """Write ``record``, show it, and count it for the summary."""
+        self.writer.write(record)
+        self.fan.emit("on_case_end", record)
+        self.slim.append(slim_record(record))  # observers have seen the full record by now
+
+
 async def _run_jobs(
-    jobs: list[Job],
-    player: Player,
-    policy: ModePolicy,
-    config: RunConfig,
-    writer: RecordWriter,
-    fan: Observers,
-    slim: list[CaseRecord],
+    jobs: list[Job], player: Player, policy: ModePolicy, config: RunConfig, sink: RecordSink
 ) -> None:
     """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
     pacing = _Pacer(config.delay_s)
@@ -186,10 +195,7 @@ async def _run_jobs(
     async def worker() -> None:
         for job in pending:  # one event loop thread: sharing the iterator is safe
             await pacing.wait()
-            record = await run_job(job, player, policy, config, fan)
-            writer.write(record)
-            fan.emit("on_case_end", record)
-            slim.append(slim_record(record))  # observers have seen the full record by now
+            sink.add(await run_job(job, player, policy, config, sink.fan))
 
     try:
         async with asyncio.TaskGroup() as group:
