@@ -25,7 +25,7 @@ def report_cmd(
     run_dirs: Annotated[
         list[Path],
         typer.Argument(
-            help="Run directories (several: leaderboard + paired comparisons), or sweep folders (their cells)."
+            help="Run directories (several: leaderboard + paired comparisons) or sweep folders (their cells)."
         ),
     ],
     output: Annotated[

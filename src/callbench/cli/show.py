@@ -107,7 +107,11 @@ def show_sweep(folder: Path, format: str) -> None:
     if format == "table":
         print_matrix(folder)
         return
-    renderers = {"md": sweep_matrix.render_markdown, "csv": sweep_matrix.render_csv, "json": sweep_matrix.render_json}
+    renderers = {
+        "md": sweep_matrix.render_markdown,
+        "csv": sweep_matrix.render_csv,
+        "json": sweep_matrix.render_json,
+    }
     if format not in renderers:
         raise ConfigError(f"--format must be table, md, csv or json, not {format!r}")
     typer.echo(renderers[format](sweep_matrix.sweep_matrix(folder)), nl=format != "md")

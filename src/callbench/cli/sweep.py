@@ -39,7 +39,9 @@ def sweep(
     ] = None,
     resume: Annotated[
         Path | None,
-        typer.Option("--resume", help="Finish the sweep in this folder (skips finished cells, re-runs errors)."),
+        typer.Option(
+            "--resume", help="Finish the sweep in this folder (skips finished cells, re-runs errors)."
+        ),
     ] = None,
     backend: Annotated[str, typer.Option("--backend", help="Where cases run: local or ray.")] = "local",
     ray_address: Annotated[
@@ -63,13 +65,20 @@ def sweep(
     def announce(cell: Cell, entry: dict[str, Any]) -> None:
         if entry["status"] == "running":
             what = cell.agent or cell.model
-            typer.echo(f"cell {order[cell.id]}/{total} {cell.id}: {what} · {cell.mode} · {', '.join(cell.suites)}")
+            typer.echo(
+                f"cell {order[cell.id]}/{total} {cell.id}: {what} · {cell.mode} · {', '.join(cell.suites)}"
+            )
         else:
             typer.echo(f"  {cell.id}: {_outcome(entry)}")
 
     index = asyncio.run(
         run_sweep(
-            spec, folder, resume=resume is not None, options=options, observers_for=_observers, announce=announce
+            spec,
+            folder,
+            resume=resume is not None,
+            options=options,
+            observers_for=_observers,
+            announce=announce,
         )
     )
     _print_matrix(folder)
@@ -87,7 +96,9 @@ def _resolve(sweep_file: Path | None, out: Path | None, resume: Path | None) -> 
         if out is not None and out.resolve() != resume.resolve():
             raise ConfigError(f"--out {out} and --resume {resume} name different sweep folders; give one")
         if not is_sweep_folder(resume):
-            raise UserError(f"{resume}: not a sweep folder (no sweep.json); start one with callbench sweep FILE")
+            raise UserError(
+                f"{resume}: not a sweep folder (no sweep.json); start one with callbench sweep FILE"
+            )
         return resume, read_sweep(sweep_file or resume / SOURCE_FILE)
     if sweep_file is None:
         raise ConfigError("give a sweep file (callbench sweep SWEEP.yaml) or --resume SWEEP_DIR")

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from callbench.harness.runfolder import RECORDS_FILE, RUN_FILE, SUMMARY_FILE, read_header, read_summary
-from callbench.harness.sweep.index import read_index
+from callbench.harness.runfolder import RUN_FILE, SUMMARY_FILE, read_header, read_summary
+from callbench.harness.sweep.index import latest_states, read_index
 from callbench.report.progress import percent, tenths
 from callbench.types.verdict import TIERS
 
@@ -115,21 +115,9 @@ def _cell_rows(run_dir: Path, entry: dict[str, Any], suites: list[str]) -> list[
 
 
 def _errors_by_suite(run_dir: Path) -> dict[str, int]:
-    """Error records per suite among the latest record of each (case, trial); reads only the fields
-    it needs (a torn last line is skipped, as every reader does)."""
-    latest: dict[tuple[str, int], tuple[str, str]] = {}
-    path = run_dir / RECORDS_FILE
-    if not path.is_file():
-        return {}
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            latest[(record.get("key"), record.get("trial"))] = (record.get("suite"), record.get("status"))
+    """Error records per suite among the latest record of each (case, trial)."""
     counts: dict[str, int] = defaultdict(int)
-    for suite, state in latest.values():
+    for suite, state in latest_states(run_dir).values():
         if state == "error":
             counts[suite] += 1
     return dict(counts)
@@ -143,7 +131,8 @@ def cell_text(row: dict[str, Any] | None, status: str | None, sep: str = " ") ->
     if not row["n"]:
         text = "n/a"
     else:
-        text = f"{percent(row['accuracy'])} n={row['n']}{sep}[{tenths(100 * row['ci_low'])}–{percent(row['ci_high'])}]"
+        interval = f"[{tenths(100 * row['ci_low'])}–{percent(row['ci_high'])}]"
+        text = f"{percent(row['accuracy'])} n={row['n']}{sep}{interval}"
     if row["errors"]:
         text += f"{sep}· {row['errors']} error{'s' if row['errors'] != 1 else ''}"
     return text
@@ -173,10 +162,9 @@ def tier_title(matrix: Matrix, tier: str) -> str:
 def render_markdown(matrix: Matrix) -> str:
     """One Markdown table per tier."""
     parts = [f"## Sweep {matrix.name}\n"]
-    for tier in matrix.tiers() or [None]:
-        if tier is None:
-            parts.append("No cell has figures yet.\n")
-            break
+    if not matrix.rows:
+        parts.append("No cell has figures yet.\n")
+    for tier in matrix.tiers():
         header, grid = tier_grid(matrix, tier)
         lines = [f"### {tier_title(matrix, tier)}", "", "| " + " | ".join(header) + " |"]
         lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
@@ -199,7 +187,10 @@ def render_json(matrix: Matrix) -> str:
     payload = {
         "sweep": matrix.name,
         "columns": [{"suite": s, "harness_mode": m} for s, m in matrix.columns],
-        "cells": [{"label": label, "harness_mode": mode, "status": st} for (label, mode), st in matrix.status.items()],
+        "cells": [
+            {"label": label, "harness_mode": mode, "status": st}
+            for (label, mode), st in matrix.status.items()
+        ],
         "rows": matrix.rows,
     }
     return json.dumps(payload, indent=2)

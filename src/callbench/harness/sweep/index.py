@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from callbench.errors import UserError
+from callbench.harness.runfolder import RECORDS_FILE, SUMMARY_FILE
 from callbench.harness.sweep.spec import CELLS_FOLDER, Cell, SweepSpec
 
 INDEX_FILE = "sweep.json"
@@ -91,6 +92,40 @@ def read_index(folder: Path) -> dict[str, Any]:
     if not isinstance(index, dict) or not isinstance(index.get("cells"), list):
         raise UserError(f"{path}: not a sweep index (no 'cells' list)")
     return index
+
+
+def latest_states(run_dir: Path) -> dict[tuple[str, int], tuple[str, str]]:
+    """(key, trial) -> (suite, status) of the latest record of each, read from ``records.jsonl``
+    field by field (no record model is built; a torn last line is skipped, as every reader does)."""
+    latest: dict[tuple[str, int], tuple[str, str]] = {}
+    path = run_dir / RECORDS_FILE
+    if not path.is_file():
+        return latest
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                ident = (str(record.get("key")), int(record.get("trial") or 1))
+                latest[ident] = (str(record.get("suite")), str(record.get("status")))
+    return latest
+
+
+def run_finished(run_dir: Path) -> bool:
+    """Whether a cell's run folder holds a finished run: a summary, as many latest records as it
+    counted, none of them an error. A folder edited since (records deleted, an error record written)
+    is not finished, whatever the index says."""
+    try:
+        summary = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    states = latest_states(run_dir)
+    errors = sum(1 for _suite, status in states.values() if status == "error")
+    return (
+        bool(states) and not errors and len(states) == summary.get("n_records") and not summary.get("n_error")
+    )
 
 
 def cell_folders(folder: Path, index: dict[str, Any] | None = None) -> list[Path]:

@@ -25,6 +25,7 @@ from callbench.harness.sweep.index import (
     new_index,
     now,
     read_index,
+    run_finished,
     write_index,
 )
 from callbench.harness.sweep.spec import Cell, SweepSpec, resume_spec
@@ -44,7 +45,9 @@ class SweepOptions:
 def start_folder(spec: SweepSpec, folder: Path) -> dict[str, Any]:
     """Create a new sweep folder: the sweep file's copy and an index with every cell pending."""
     if (folder / INDEX_FILE).exists():
-        raise UserError(f"{folder} already holds a sweep; pass --resume {folder} to finish it, or another --out")
+        raise UserError(
+            f"{folder} already holds a sweep; pass --resume {folder} to finish it, or another --out"
+        )
     if folder.exists() and any(folder.iterdir()):
         raise UserError(f"{folder} is not empty and holds no sweep; choose another --out")
     folder.mkdir(parents=True, exist_ok=True)
@@ -89,7 +92,7 @@ async def run_sweep(
     entries = {entry["id"]: entry for entry in index["cells"]}
     for cell in spec.cells:
         entry = entries.setdefault(cell.id, cell_entry(cell))
-        if entry["status"] in FINISHED:
+        if entry["status"] in FINISHED and run_finished(folder / entry["folder"]):
             continue
         await _run_cell(cell, entry, folder, index, options, observers_for, announce)
     return index

@@ -21,7 +21,7 @@ from callbench.catalog import catalog
 from callbench.errors import UserError
 from callbench.harness.config import FLAGS, OptionError, ProgressMode, RunConfig
 from callbench.harness.modes import AGENT_UNDER_TEST, HARNESS_MODES, HarnessMode
-from callbench.harness.sweep.located import Located, Path_, SweepError, field_name, load_located
+from callbench.harness.sweep.located import Located, Path_, field_name, load_located
 from callbench.providers.agent_under_test import parse_agent
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 from callbench.providers.model import make_provider
@@ -271,7 +271,9 @@ def _modes(doc: Located) -> tuple[HarnessMode, ...]:
     modes = _strings(doc, ("modes",))
     for index, mode in enumerate(modes):
         if mode not in HARNESS_MODES:
-            raise doc.error(("modes", index), f"unknown harness mode {mode!r}{did_you_mean(mode, HARNESS_MODES)}")
+            raise doc.error(
+                ("modes", index), f"unknown harness mode {mode!r}{did_you_mean(mode, HARNESS_MODES)}"
+            )
     return tuple(cast(HarnessMode, mode) for mode in modes)
 
 
@@ -298,7 +300,9 @@ def _settings(doc: Located, path: Path_) -> dict[str, Any]:
         raise doc.error(path, f"must be a mapping of generation settings, got {_kind(value)}")
     for key in value:
         if key not in SETTING_KEYS:
-            raise doc.error((*path, key), f"unknown generation setting {key!r}{did_you_mean(str(key), SETTING_KEYS)}")
+            raise doc.error(
+                (*path, key), f"unknown generation setting {key!r}{did_you_mean(str(key), SETTING_KEYS)}"
+            )
     return dict(value)
 
 
@@ -329,13 +333,17 @@ def _entry(doc: Located, path: Path_, item: Any) -> Entry:
     if isinstance(item, str) and item.strip():
         return Entry(path, item.strip(), None, item.strip(), {})
     if not isinstance(item, dict):
-        raise doc.error(path, f"must be a model string or a mapping {{model: ..., settings: ...}}, got {_kind(item)}")
+        raise doc.error(
+            path, f"must be a model string or a mapping {{model: ..., settings: ...}}, got {_kind(item)}"
+        )
     for key in item:
         if key not in ENTRY_KEYS:
             raise doc.error((*path, key), f"unknown key {key!r}{did_you_mean(str(key), ENTRY_KEYS)}")
     model, agent = item.get("model"), item.get("agent")
     if (model is None) == (agent is None):
-        raise doc.error(path, "give one of 'model' (a model string) or 'agent' (your agent application's spec)")
+        raise doc.error(
+            path, "give one of 'model' (a model string) or 'agent' (your agent application's spec)"
+        )
     key = "model" if agent is None else "agent"
     spec = model if agent is None else agent
     if not isinstance(spec, str) or not spec.strip():
@@ -351,7 +359,9 @@ def _entry(doc: Located, path: Path_, item: Any) -> Entry:
     settings = _settings(doc, (*path, "settings"))
     if agent is not None and settings:
         raise doc.error((*path, "settings"), "an agent under test chooses its own generation settings")
-    return Entry(path, (model or "baseline").strip(), agent.strip() if agent else None, label.strip(), settings)
+    return Entry(
+        path, (model or "baseline").strip(), agent.strip() if agent else None, label.strip(), settings
+    )
 
 
 def slug(text: str) -> str:
@@ -378,7 +388,9 @@ def _cells(
     seen: dict[str, Cell] = {}
     for entry in entries:
         if entry.agent is None and not model_modes:
-            raise doc.error(entry.path, f"model {entry.model!r} cannot run in agent-under-test, the only mode")
+            raise doc.error(
+                entry.path, f"model {entry.model!r} cannot run in agent-under-test, the only mode"
+            )
         for mode in (AGENT_UNDER_TEST,) if entry.agent else model_modes:
             settings = {**defaults, **entry.settings} if entry.agent is None else {}
             cell = Cell(
@@ -484,8 +496,9 @@ def resume_spec(spec: SweepSpec, recorded: Mapping[str, Any]) -> None:
         before = old[cell_id] or {}
         for key in identity:
             if before.get(key) != identity[key]:
+                change = _changed(key, before.get(key), identity[key])
                 raise UserError(
-                    f"{spec.file}: cannot resume: cell {cell_id!r}: {_changed(key, before.get(key), identity[key])}; "
+                    f"{spec.file}: cannot resume: cell {cell_id!r}: {change}; "
                     "start a new sweep (another --out) for a different matrix"
                 )
 
