@@ -17,7 +17,7 @@ import typer
 from callbench.errors import ConfigError, UserError
 from callbench.harness.config import EngineLimits, OptionError, ProgressMode
 from callbench.harness.sweep.index import SOURCE_FILE, is_sweep_folder
-from callbench.harness.sweep.runner import SweepOptions, failures, run_sweep
+from callbench.harness.sweep.runner import SweepIncompleteError, SweepOptions, failures, run_sweep
 from callbench.harness.sweep.spec import Cell, read_sweep, slug
 
 DEFAULT_ROOT = Path("runs") / "sweeps"
@@ -86,8 +86,11 @@ def sweep(
     lines = failures(index)
     for line in lines:
         typer.echo(f"callbench: {line}", err=True)
-    if lines:
-        raise typer.Exit(1)
+    if lines:  # exit 1, as `callbench run` does when no case could be scored
+        raise SweepIncompleteError(
+            f"{len(lines)} of {len(index['cells'])} cell(s) did not finish cleanly; "
+            f"callbench sweep --resume {folder} runs what is missing"
+        )
 
 
 def _resolve(sweep_file: Path | None, out: Path | None, resume: Path | None) -> tuple[Path, Any]:

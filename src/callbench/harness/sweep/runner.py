@@ -33,6 +33,10 @@ from callbench.harness.sweep.spec import Cell, SweepSpec, resume_spec
 ObserversFor = Callable[[RunConfig], list[Any]]
 
 
+class SweepIncompleteError(CallbenchError):
+    """Some cells failed or hold error records (the CLI exits 1 after one line per cell)."""
+
+
 @dataclass(frozen=True)
 class SweepOptions:
     """Where and how the cells run; none of it changes a verdict."""
