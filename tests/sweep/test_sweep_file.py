@@ -242,3 +242,10 @@ def test_a_duplicate_names_the_line_of_the_first() -> None:
     with pytest.raises(SweepError) as caught:
         parse(GOOD.replace("  - oracle\n", "  - oracle\n  - {model: oracle}\n", 1))
     assert str(caught.value).endswith("as models[0] (line 3); give different settings or remove one")
+
+
+def test_the_example_sweep_file_parses() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "sweeps" / "small.yaml"
+    spec = read_sweep(example)
+    assert spec.name == "small" and str(spec.out) == "runs/sweeps/small"
+    assert len(spec.cells) == 6 and {c.mode for c in spec.cells} == {"production-parity", "oracle-assisted"}
