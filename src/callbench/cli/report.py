@@ -23,7 +23,10 @@ FORMAT_HELP = (
 
 def report_cmd(
     run_dirs: Annotated[
-        list[Path], typer.Argument(help="Run directories (several: leaderboard + paired comparisons).")
+        list[Path],
+        typer.Argument(
+            help="Run directories (several: leaderboard + paired comparisons) or sweep folders (their cells)."
+        ),
     ],
     output: Annotated[
         str | None,
@@ -43,6 +46,7 @@ def report_cmd(
     check_format(fmt)  # a wrong format fails before any folder is read
     for run_dir in run_dirs:
         require_run_folder(run_dir)
+    run_dirs = expand_sweeps(run_dirs)
     if fmt == "html":
         from callbench.report.html import write_report
 
@@ -68,3 +72,21 @@ def _write_tables(run_dirs: list[Path], fmt: str, output: str | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     typer.echo(f"wrote {path}")
+
+
+def expand_sweeps(paths: list[Path]) -> list[Path]:
+    """Run folders as given; a sweep folder (``sweep.json``) stands for its cells' run folders. The
+    leaderboard ranks within each tier and harness mode, so cells of different modes are never pooled."""
+    from callbench.errors import UserError
+    from callbench.harness.sweep.index import cell_folders, is_sweep_folder
+
+    out: list[Path] = []
+    for path in paths:
+        if not is_sweep_folder(path):
+            out.append(path)
+            continue
+        cells = cell_folders(path)
+        if not cells:
+            raise UserError(f"{path}: no cell of this sweep has run yet (callbench sweep --resume {path})")
+        out += cells
+    return out

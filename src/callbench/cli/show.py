@@ -11,17 +11,21 @@ from rich.text import Text
 from callbench.cli.common import console, print_summary, require_run_folder
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import read_summary
+from callbench.harness.sweep.index import is_sweep_folder
 
 
 def register(app: typer.Typer) -> None:
-    app.command("show", help="Show a run's summary.")(show)
+    app.command("show", help="Show a run's summary, or a sweep folder's matrix.")(show)
 
 
 def show(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder, or a sweep folder (sweep.json).")],
     format: Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json.")] = "table",
 ) -> None:
     require_run_folder(run_dir)
+    if is_sweep_folder(run_dir):
+        show_sweep(run_dir, format)
+        return
     if format == "table":
         print_summary(read_summary(run_dir), run_dir)
         print_reviews(run_dir)
@@ -94,3 +98,42 @@ def print_reviews(run_dir: Path) -> None:
             console.print(Text(f"  overturns of {row['tier']}: {row['overturns_by_reason']}"))
     for suspect in find_suspects(run_dir):
         console.print(Text(f"  suspect: {suspect.text}", style="yellow"))
+
+
+def show_sweep(folder: Path, format: str) -> None:
+    """A sweep folder's matrix: a table per tier (terminal or md), or every figure as csv/json rows."""
+    from callbench.report import sweep_matrix
+
+    if format == "table":
+        print_matrix(folder)
+        return
+    renderers = {
+        "md": sweep_matrix.render_markdown,
+        "csv": sweep_matrix.render_csv,
+        "json": sweep_matrix.render_json,
+    }
+    if format not in renderers:
+        raise ConfigError(f"--format must be table, md, csv or json, not {format!r}")
+    typer.echo(renderers[format](sweep_matrix.sweep_matrix(folder)), nl=format != "md")
+
+
+def print_matrix(folder: Path) -> None:
+    """The sweep's matrix on the terminal: rows = models, columns = suite · mode, one table per tier."""
+    from rich.table import Table
+
+    from callbench.report.sweep_matrix import sweep_matrix, tier_grid, tier_title
+
+    matrix = sweep_matrix(folder)
+    if not matrix.rows:
+        console.print(Text(f"sweep {matrix.name}: no cell has figures yet"))
+    for tier in matrix.tiers():
+        header, grid = tier_grid(matrix, tier, sep="\n")
+        table = Table(title=f"sweep {matrix.name} · {tier_title(matrix, tier)}", pad_edge=False)
+        for i, column in enumerate(header):
+            table.add_column(Text(column), justify="left" if i == 0 else "right")
+        for row in grid:
+            table.add_row(*(Text(cell) for cell in row))
+        console.print(table)
+    console.print(
+        Text("strict accuracy [95% interval] n=completed cases; errors: infrastructure failures, excluded")
+    )
