@@ -132,7 +132,9 @@ def table(label: str, src: Path, sizes: list[int]) -> None:
     for n in sizes:
         row = measure(n, src)
         rows.append(row)
-        print(f"{n:>9} {row['rss_mb']:>12.1f} {n / row['seconds']:>9.0f} {row['accuracy']:>10.3f}", flush=True)
+        print(
+            f"{n:>9} {row['rss_mb']:>12.1f} {n / row['seconds']:>9.0f} {row['accuracy']:>10.3f}", flush=True
+        )
     if len(rows) > 1:
         growth = rows[-1]["rss_mb"] - rows[0]["rss_mb"]
         verdict = "within" if growth <= TARGET_MB else "OVER"
@@ -152,7 +154,10 @@ def main() -> None:
     table("this tree", repo / "src", args.sizes)
     if args.compare_ref:
         ref = Path(tempfile.mkdtemp(prefix="callbench-ref-")) / "wt"
-        subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(ref), args.compare_ref], check=True)
+        subprocess.run(
+            ["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(ref), args.compare_ref],
+            check=True,
+        )
         try:
             table(f"ref {args.compare_ref}", ref / "src", args.sizes)
         finally:

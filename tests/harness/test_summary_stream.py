@@ -106,7 +106,10 @@ def test_templates_superseded_completed_lines_and_errors(tmp_path):
                 verdict["passed"] = not verdict["passed"]
         if i % 7 == 3:
             rec.update(status="error", error={"type": "HTTPError", "message": "x"})
-    again = [dict(lines[2], duration_ms=1.0), dict(lines[5], status="error", error={"type": "E", "message": "y"})]
+    again = [
+        dict(lines[2], duration_ms=1.0),
+        dict(lines[5], status="error", error={"type": "E", "message": "y"}),
+    ]
     path.write_text("".join(json.dumps(rec) + "\n" for rec in [*lines, *again]))
     header = read_header(run_dir)
     streamed = stream_summary(run_dir, header).to_json_dict()
