@@ -232,17 +232,24 @@ def trial_statistics(outcomes: Mapping[str, Sequence[bool]]) -> dict[str, Any]:
         whose trials do not all agree), ``mean_disagreement`` and the ``flipping_cases`` keys.
     """
     multi = {key: list(v) for key, v in outcomes.items() if len(v) >= 2}
-    if not multi:
-        return {"trials": 1, "cases": len(outcomes)}
-    kmax = min(len(v) for v in multi.values())
     counts = [(len(v), sum(v)) for v in multi.values()]
     flipping = sorted(key for key, v in multi.items() if 0 < sum(v) < len(v))
+    return trial_figures(len(outcomes), counts, flipping)
+
+
+def trial_figures(n_cases: int, counts: Sequence[tuple[int, int]], flipping: list[str]) -> dict[str, Any]:
+    """:func:`trial_statistics` from compact numbers: ``counts`` holds (trials, passes) of each case
+    with two trials or more, in first-seen order; ``flipping`` the sorted keys of those that flip.
+    The streaming summary calls it without holding the records."""
+    if not counts:
+        return {"trials": 1, "cases": n_cases}
+    kmax = min(n for n, _c in counts)
     return {
         "trials": kmax,
-        "cases": len(multi),
+        "cases": len(counts),
         "pass_at_k": {str(k): _mean(pass_at_k(n, c, k) for n, c in counts) for k in range(1, kmax + 1)},
         "pass_hat_k": {str(k): _mean(pass_hat_k(n, c, k) for n, c in counts) for k in range(1, kmax + 1)},
-        "flip_rate": len(flipping) / len(multi),
+        "flip_rate": len(flipping) / len(counts),
         "mean_disagreement": _mean(disagreement(n, c) for n, c in counts),
         "flipping_cases": flipping,
     }
@@ -373,14 +380,37 @@ def accuracy_interval(records: Sequence[Record], tier: str, confidence: float = 
     flags = [passed(r, tier) for r in done]
     clusters = [template_of(r) or case_key(r) for r in done]
     n_clusters = len(set(clusters))
-    if n_clusters == len(clusters):
-        return wilson_interval(sum(flags), len(flags), confidence)
-    if all(flags) or not any(flags):
+    if n_clusters == len(clusters) or all(flags) or not any(flags):
+        return clustered_accuracy(sum(flags), len(flags), n_clusters, None, confidence)
+    import numpy as np
+
+    sums, counts = _cluster_totals(np.asarray(flags, dtype=float), clusters)
+    return clustered_accuracy(sum(flags), len(flags), n_clusters, (sums, counts), confidence)
+
+
+def clustered_accuracy(
+    passes: int,
+    n: int,
+    n_clusters: int,
+    totals: tuple[np.ndarray, np.ndarray] | None,
+    confidence: float = 0.95,
+) -> Interval:
+    """:func:`accuracy_interval` from compact numbers: pass and record counts, the number of distinct
+    clusters, and (needed only when clusters repeat and outcomes differ) the per-cluster pass sums
+    and sizes in first-seen order."""
+    if n_clusters == n:
+        return wilson_interval(passes, n, confidence)
+    if passes in (0, n):
         # A percentile bootstrap collapses to [0, 0] or [1, 1] here; Wilson over the number of
         # independent clusters gives an honest interval instead.
-        iv = wilson_interval(sum(flags) and n_clusters, n_clusters, confidence)
+        iv = wilson_interval(passes and n_clusters, n_clusters, confidence)
         return Interval(iv.estimate, iv.low, iv.high, "wilson-clusters")
-    boot = bootstrap_interval([float(f) for f in flags], clusters, confidence=confidence)
+    assert totals is not None, "cluster totals are needed for a bootstrap"
+    sums, counts = totals
+    means = _resample_means(sums, counts, DEFAULT_RESAMPLES, DEFAULT_SEED)
+    low, high = _percentiles(means, confidence)
+    # the mean of 0/1 values: an exact integer sum over n, as numpy's mean computes it
+    boot = Interval(passes / n, low, high, "cluster-bootstrap")
     if n_clusters >= SMALL_CLUSTER_COUNT:
         return boot
     # Percentile bootstraps are too narrow with few clusters; widen to a Wilson interval that

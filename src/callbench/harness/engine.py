@@ -15,6 +15,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,8 +29,8 @@ from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
 from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
-from callbench.harness.runfolder import RecordWriter, latest_records, read_records, slim_record, write_summary
-from callbench.harness.summary import build_summary
+from callbench.harness.runfolder import RecordWriter, latest_records, read_records, write_summary
+from callbench.harness.summary_stream import stream_summary
 from callbench.mcp.serve import CaseToolServer
 from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
@@ -117,54 +118,64 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     gc.collect()
     gc.freeze()
     fan = Observers(observers)
-    jobs = _jobs(prepared, config)
-    fan.emit("on_run_start", prepared.header, len(jobs))
-    sink = RecordSink(RecordWriter(prepared.run_dir), fan, list(prepared.previous))
+    total = count_jobs(prepared, config)
+    fan.emit("on_run_start", prepared.header, total)
+    sink = RecordSink(RecordWriter(prepared.run_dir), fan)
+    jobs = _jobs(prepared, config)  # made one at a time as workers take them
     policy = ModePolicy(config.harness_mode)
     try:
         if prepared.agent is not None:
             async with CaseToolServer() as server:
-                await _run_jobs(jobs, AgentPlayer(prepared.agent, server), policy, config, sink)
+                await _run_jobs(jobs, total, AgentPlayer(prepared.agent, server), policy, config, sink)
         else:
             assert prepared.model is not None
-            await _run_jobs(jobs, prepared.model, policy, config, sink)
+            await _run_jobs(jobs, total, prepared.model, policy, config, sink)
     finally:
         sink.writer.close()
         if prepared.model is not None:
             await prepared.model.aclose()
         if prepared.agent is not None:
             await prepared.agent.aclose()
-        for executor in {id(job.executor): job.executor for job in jobs}.values():
+        for executor in prepared.executors_in_use():
             await executor.aclose()
-        summary = finish_run(prepared, sink.slim)
+        summary = finish_run(prepared)
         gc.unfreeze()
         fan.emit("on_run_end", summary)
     return RunResult(prepared.run_dir, summary)
 
 
-def finish_run(prepared: Prepared, slim: list[CaseRecord]) -> dict[str, Any]:
-    """Build and write the typed ``summary.json`` from slim records (the last record of a (case, trial)
-    wins); returns its JSON object, the form :class:`RunResult` and observers carry."""
+def finish_run(prepared: Prepared) -> dict[str, Any]:
+    """Build and write the typed ``summary.json`` from ``records.jsonl`` (the last record of a (case,
+    trial) wins) in streaming passes, so memory does not grow with the number of cases; returns its
+    JSON object, the form :class:`RunResult` and observers carry."""
     scorers = {name: s for job_scorers in prepared.scorers.values() for name, s in job_scorers.items()}
     counters = getattr(prepared.model, "counters", None)
-    summary = build_summary(prepared.header, latest_records(slim), scorers, requests=counters)
+    summary = stream_summary(prepared.run_dir, prepared.header, scorers, requests=counters)
     write_summary(prepared.run_dir, summary)
     return summary.to_json_dict()
 
 
-def _jobs(prepared: Prepared, config: RunConfig) -> list[Job]:
+def _selected(prepared: Prepared, config: RunConfig) -> Iterator[tuple[Suite, Case, int]]:
+    """Every (suite, case, trial) still to run, in order, made as it is asked for: a suite whose cases
+    stream is never held whole."""
     done = prepared.done()
-    jobs = []
     for suite in prepared.suites:
         cases = suite.select(config.case_ids)  # the one --case rule (Suite.matches)
-        if config.limit is not None:
-            cases = cases[: config.limit]
-        for case in cases:
-            executor = prepared.executor_for(suite, case, config.executor)
+        for case in itertools.islice(cases, config.limit):
             for trial in range(1, config.trials + 1):
                 if (case.key, trial) not in done:
-                    jobs.append(Job(suite, case, trial, prepared.scorers[suite.name], executor))
-    return jobs
+                    yield suite, case, trial
+
+
+def count_jobs(prepared: Prepared, config: RunConfig) -> int:
+    """How many jobs :func:`_jobs` will make (for the progress total), counted without keeping them."""
+    return sum(1 for _ in _selected(prepared, config))
+
+
+def _jobs(prepared: Prepared, config: RunConfig) -> Iterator[Job]:
+    for suite, case, trial in _selected(prepared, config):
+        executor = prepared.executor_for(suite, case, config.executor)
+        yield Job(suite, case, trial, prepared.scorers[suite.name], executor)
 
 
 @dataclass
@@ -174,19 +185,19 @@ class RecordSink:
 
     writer: RecordWriter
     fan: Observers
-    slim: list[CaseRecord]
-    """Summaries need outcomes, codes and timings, not results or argument texts: slim copies of the
-    records (earlier ones of a resumed run, then each new one as it is written) suffice."""
+    written: int = 0
+    """Records written by this run. Nothing else is kept per case: the summary is built from
+    ``records.jsonl`` when the run ends (:func:`finish_run`)."""
 
     def add(self, record: CaseRecord) -> None:
-        """Write ``record``, show it, and count it for the summary."""
+        """Write ``record`` and show it."""
         self.writer.write(record)
         self.fan.emit("on_case_end", record)
-        self.slim.append(slim_record(record))  # observers have seen the full record by now
+        self.written += 1
 
 
 async def _run_jobs(
-    jobs: list[Job], player: Player, policy: ModePolicy, config: RunConfig, sink: RecordSink
+    jobs: Iterator[Job], total: int, player: Player, policy: ModePolicy, config: RunConfig, sink: RecordSink
 ) -> None:
     """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
     pacing = _Pacer(config.delay_s)
@@ -199,7 +210,7 @@ async def _run_jobs(
 
     try:
         async with asyncio.TaskGroup() as group:
-            for _ in range(max(1, min(config.concurrency, len(jobs)))):
+            for _ in range(max(1, min(config.concurrency, total))):
                 group.create_task(worker())
     except* FatalProviderError as eg:
         raise eg.exceptions[0] from None

@@ -31,7 +31,6 @@ from callbench.harness.runfolder import (
     iter_records,
     read_header,
     set_aside_torn_tail,
-    slim_record,
     write_header,
 )
 from callbench.providers.agent_under_test import AgentRunner, parse_agent
@@ -44,7 +43,7 @@ from callbench.suites.resolve import load_suite, looks_like_path
 from callbench.suites.suite import Suite
 from callbench.types.case import Case
 from callbench.types.names import did_you_mean
-from callbench.types.records import CaseRecord, ResumeEvent, RunHeader, SuiteInfo
+from callbench.types.records import ResumeEvent, RunHeader, SuiteInfo
 from callbench.types.version import __version__
 
 
@@ -56,15 +55,20 @@ class Prepared:
     scorers: dict[str, dict[str, Any]]
     model: Model | None
     """The model callbench's loop drives; ``None`` when an agent under test plays instead."""
-    previous: list[CaseRecord] = field(default_factory=list)
-    """Slim records already in the run folder (a resumed run); error records are re-run."""
+    completed: set[tuple[str, int]] = field(default_factory=set)
+    """(key, trial) of the records already completed in the run folder (a resumed run); error records
+    are re-run. Only the ids are kept: the summary reads the records from disk when the run ends."""
     executors: dict[str, Executor] = field(default_factory=dict)
     agent: AgentRunner | None = None
     """``--agent``: the user's agent application, run per case against the case's MCP endpoint."""
 
     def done(self) -> set[tuple[str, int]]:
         """(key, trial) pairs already completed."""
-        return {r.record_id for r in self.previous if r.status == "completed"}
+        return self.completed
+
+    def executors_in_use(self) -> list[Executor]:
+        """The executors :meth:`executor_for` made (to close when the run ends)."""
+        return list(self.executors.values())
 
     def executor_for(self, suite: Suite, case: Case, override: str | Executor | None) -> Executor:
         target = override or suite.executor_name(case)
@@ -203,15 +207,15 @@ def prepare_run(config: RunConfig) -> Prepared:
         model = build_run_model(config.model, config)
         check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
     header = _header(config, suites, scorers, model, agent)
-    previous: list[CaseRecord] = []
+    completed: set[tuple[str, int]] = set()
     if config.resume and config.out_dir is not None and (config.out_dir / RUN_FILE).exists():
         run_dir = config.out_dir
-        previous = _check_resume(run_dir, header)
+        n_previous, completed = _check_resume(run_dir, header)
         # The run keeps the header it started with (its provenance); this resume is appended to it.
         started = read_header(run_dir)
-        started.resumes.append(_resume_event(run_dir, config, len(previous)))
+        started.resumes.append(_resume_event(run_dir, config, n_previous))
         write_header(run_dir, started)
-        return Prepared(run_dir, started, suites, scorers, model, previous, agent=agent)
+        return Prepared(run_dir, started, suites, scorers, model, completed, agent=agent)
     if config.out_dir is None:
         run_dir = new_run_folder(config.runs_root, _run_name(header))
     else:
@@ -222,7 +226,7 @@ def prepare_run(config: RunConfig) -> Prepared:
             )
     header.run_id = run_dir.name
     write_header(run_dir, header)
-    return Prepared(run_dir, header, suites, scorers, model, previous, agent=agent)
+    return Prepared(run_dir, header, suites, scorers, model, completed, agent=agent)
 
 
 def _header(
@@ -422,8 +426,9 @@ def _resume_event(run_dir: Path, config: RunConfig, n_previous: int) -> ResumeEv
     )
 
 
-def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
-    """The existing run's records, slimmed; refuses when the run's identity changed (the model,
+def _check_resume(run_dir: Path, header: RunHeader) -> tuple[int, set[tuple[str, int]]]:
+    """How many records the existing run has, and the (key, trial) of its completed ones (each
+    record parsed and dropped in turn); refuses when the run's identity changed (the model,
     the mode, a suite's or registry's content; for objects, what they describe)."""
     old = read_header(run_dir)
     for field_name in ("model", "harness_mode"):
@@ -440,4 +445,9 @@ def _check_resume(run_dir: Path, header: RunHeader) -> list[CaseRecord]:
                 "since the run started; start a new run"
             )
     set_aside_torn_tail(run_dir, why="resuming")  # before reading: one line says what was set aside
-    return [slim_record(r) for r in iter_records(run_dir)]
+    n_records, completed = 0, set()
+    for record in iter_records(run_dir):
+        n_records += 1
+        if record.status == "completed":
+            completed.add(record.record_id)
+    return n_records, completed

@@ -29,7 +29,11 @@ from callbench.types.verdict import TIERS
 
 def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> str | None:
     """The one harness mode of ``records``; mixing modes raises ``PoolingError``."""
-    modes = {r.harness_mode for r in records}
+    return check_modes({r.harness_mode for r in records}, what)
+
+
+def check_modes(modes: set[str], what: str = "summary") -> str | None:
+    """The one harness mode in ``modes``; several raise ``PoolingError``."""
     if len(modes) > 1:
         raise PoolingError(
             f"refusing to pool harness modes {sorted(modes)} in one {what}: "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -57,13 +58,17 @@ def load_prices(path: Path) -> dict[str, Price]:
 
 def percentile(values: list[float], q: float) -> float | None:
     """Linear-interpolated percentile (``q`` in 0..100) or ``None`` for no values."""
-    if not values:
+    return _percentile_sorted(sorted(values), q)
+
+
+def _percentile_sorted(ordered: Any, q: float) -> float | None:
+    if len(ordered) == 0:
         return None
-    ordered = sorted(values)
     pos = (len(ordered) - 1) * q / 100.0
     low = int(pos)
     high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+    low_value, high_value = float(ordered[low]), float(ordered[high])  # plain floats: same arithmetic
+    return low_value + (high_value - low_value) * (pos - low)
 
 
 def case_usage(record: CaseRecord) -> dict[str, int]:
@@ -95,35 +100,71 @@ def run_usage(
             the cost is estimated when it has an entry for ``model``.
         model: Model name to look up in ``prices`` (default: the model reported in the records).
     """
-    if prices is None and os.environ.get(PRICES_ENV):
-        prices = os.environ[PRICES_ENV]
-    if isinstance(prices, (str, Path)):
-        prices = load_prices(Path(prices))
-    totals = {"input": 0, "output": 0, "reasoning": 0, "cached_input": 0, "requests": 0, "cache_hits": 0}
-    latencies: list[float] = []
-    per_case: list[int] = []
-    reported: set[str] = set()
+    tally = UsageTally()
     for record in records:
+        tally.add(record)
+    return tally.result(prices, model)
+
+
+class UsageTally:
+    """:func:`run_usage` one record at a time: token sums and one float per live request (the
+    latency percentiles need them all), never the records themselves."""
+
+    def __init__(self) -> None:
+        self.totals = {
+            "input": 0,
+            "output": 0,
+            "reasoning": 0,
+            "cached_input": 0,
+            "requests": 0,
+            "cache_hits": 0,
+        }
+        self.latencies = array("d")
+        self.cases = 0
+        self.case_tokens = 0
+        self.reported: set[str] = set()
+
+    def add(self, record: CaseRecord) -> None:
+        """Count one record (error records too: their requests were paid for)."""
         one = case_usage(record)
         for key, value in one.items():
-            totals[key] += value
-        per_case.append(one["input"] + one["output"])
-        latencies += [r.latency_ms for r in record.trace.rounds if not r.cached and r.latency_ms is not None]
-        reported |= {r.model for r in record.trace.rounds if r.model}
-    usage = RunUsage(
-        tokens=TokenCounts(**totals),
-        tokens_per_case_mean=(sum(per_case) / len(per_case)) if per_case else None,
-        latency_ms_p50=percentile(latencies, 50),
-        latency_ms_p95=percentile(latencies, 95),
-        n_latency=len(latencies),
-        cost_usd=None,
-    )
-    name = model or (next(iter(reported)) if len(reported) == 1 else None)
-    entry = price_key(name, prices or {})
-    if prices and entry:
-        usage.cost_usd = estimate_cost(totals, prices[entry])
-        usage.price_model = entry  # set only when priced: summaries show the key only then
-    return usage
+            self.totals[key] += value
+        self.cases += 1
+        self.case_tokens += one["input"] + one["output"]  # integers: the sum is exact in any order
+        self.latencies.extend(
+            r.latency_ms for r in record.trace.rounds if not r.cached and r.latency_ms is not None
+        )
+        self.reported |= {r.model for r in record.trace.rounds if r.model}
+
+    def result(
+        self, prices: dict[str, Price] | str | Path | None = None, model: str | None = None
+    ) -> RunUsage:
+        """The run's usage; see :func:`run_usage` for ``prices`` and ``model``."""
+        if prices is None and os.environ.get(PRICES_ENV):
+            prices = os.environ[PRICES_ENV]
+        if isinstance(prices, (str, Path)):
+            prices = load_prices(Path(prices))
+        ordered = sorted(self.latencies) if len(self.latencies) < 4096 else _sorted_array(self.latencies)
+        usage = RunUsage(
+            tokens=TokenCounts(**self.totals),
+            tokens_per_case_mean=(self.case_tokens / self.cases) if self.cases else None,
+            latency_ms_p50=_percentile_sorted(ordered, 50),
+            latency_ms_p95=_percentile_sorted(ordered, 95),
+            n_latency=len(self.latencies),
+            cost_usd=None,
+        )
+        name = model or (next(iter(self.reported)) if len(self.reported) == 1 else None)
+        entry = price_key(name, prices or {})
+        if prices and entry:
+            usage.cost_usd = estimate_cost(self.totals, prices[entry])
+            usage.price_model = entry  # set only when priced: summaries show the key only then
+        return usage
+
+
+def _sorted_array(values: array[float]) -> Any:
+    import numpy as np  # a sorted float64 copy costs 8 bytes a value, a list of floats 32
+
+    return np.sort(np.frombuffer(values, dtype=np.float64))
 
 
 def usage_summary(

@@ -78,17 +78,25 @@ class StateMatchScorer(Scorer):
 
     def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
         """Run-level figures, with state-changing workflows counted apart from read-only ones."""
-        verdicts = [_verdict_of(r) for r in records]
-        applicable = [v for v in verdicts if v is not None and v.metrics.get("applicable")]
-        changing = [v for v in applicable if v.metrics.get("gold_changes_state")]
-        unchanged = [v for v in applicable if not v.metrics.get("gold_changes_state")]
+        # counted one record at a time: the records may be a stream of a million read from disk
+        applicable = changing = matched = left_unchanged = 0
+        for record in records:
+            verdict = _verdict_of(record)
+            if verdict is None or not verdict.metrics.get("applicable"):
+                continue
+            applicable += 1
+            if verdict.metrics.get("gold_changes_state"):
+                changing += 1
+                matched += verdict.passed
+            else:
+                left_unchanged += verdict.passed
         return {
-            "applicable": len(applicable),
-            "state_changing_cases": len(changing),
-            "state_changing_matched": sum(v.passed for v in changing),
-            "state_changing_accuracy": sum(v.passed for v in changing) / len(changing) if changing else None,
-            "read_only_cases": len(unchanged),
-            "read_only_left_unchanged": sum(v.passed for v in unchanged),
+            "applicable": applicable,
+            "state_changing_cases": changing,
+            "state_changing_matched": matched,
+            "state_changing_accuracy": matched / changing if changing else None,
+            "read_only_cases": applicable - changing,
+            "read_only_left_unchanged": left_unchanged,
         }
 
 
