@@ -207,6 +207,11 @@ async def _run_jobs(
         for job in pending:  # one event loop thread: sharing the iterator is safe
             await pacing.wait()
             sink.add(await run_job(job, player, policy, config, sink.fan))
+            # A case played in process (built-in agents, local tools) may never suspend: without this
+            # one worker would hold the loop for the whole run, so no other worker, timer or signal
+            # would run, and the loop would never purge the cancelled timers of finished cases' time
+            # limits (memory growing with every case).
+            await asyncio.sleep(0)
 
     try:
         async with asyncio.TaskGroup() as group:
