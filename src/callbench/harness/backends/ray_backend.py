@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import uuid
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -163,15 +164,17 @@ class _Pool:
 
     def __init__(self, ray: Any, config: RunConfig, play: PlayCase, broker: Any, num_cpus: float) -> None:
         self.ray, self.config, self.play, self.broker = ray, config, play, broker
-        self.cls = ray.remote(CaseWorker).options(num_cpus=num_cpus, max_restarts=0, max_concurrency=1000)
+        self.cls = ray.remote(CaseWorker)
+        self.options = {"num_cpus": num_cpus, "max_restarts": 0, "max_concurrency": 1000}
         self.actors: list[Any] = []
         self.names: list[str] = []
         self.generation = 0
+        self.run_token = uuid.uuid4().hex[:8]
 
     def _spawn(self) -> tuple[Any, str]:
         self.generation += 1
-        name = f"worker-{self.generation}"
-        return self.cls.remote(self.config, self.play, self.broker, name), name
+        name = f"callbench-{self.run_token}-worker-{self.generation}"  # named: tools and tests find it
+        return self.cls.options(name=name, **self.options).remote(self.config, self.play, self.broker, name), name
 
     def start(self, n: int) -> None:
         for _ in range(n):
