@@ -25,7 +25,15 @@ def lines(done: subprocess.CompletedProcess[str]) -> list[str]:
 def test_backend_ray_without_ray_says_how_to_install_it(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = cli(
-        "run", "-s", "starter", "-m", "oracle", "--backend", "ray", "--out", str(out),
+        "run",
+        "-s",
+        "starter",
+        "-m",
+        "oracle",
+        "--backend",
+        "ray",
+        "--out",
+        str(out),
         prelude="sys.modules['ray'] = None",  # import ray now fails as if it were not installed
     )
     assert done.returncode == 2, done.stderr
@@ -36,8 +44,19 @@ def test_backend_ray_without_ray_says_how_to_install_it(tmp_path: Path) -> None:
 def test_unreachable_ray_address_is_one_line_within_seconds(tmp_path: Path) -> None:
     out = tmp_path / "run"
     started = time.monotonic()
-    done = cli("run", "-s", "starter", "-m", "oracle", "--backend", "ray", "--ray-address", "127.0.0.1:1",
-               "--out", str(out))
+    done = cli(
+        "run",
+        "-s",
+        "starter",
+        "-m",
+        "oracle",
+        "--backend",
+        "ray",
+        "--ray-address",
+        "127.0.0.1:1",
+        "--out",
+        str(out),
+    )
     assert time.monotonic() - started < 30
     assert done.returncode == 2, done.stderr
     shown = lines(done)

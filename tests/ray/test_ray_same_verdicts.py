@@ -30,11 +30,19 @@ def by_id(lines: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize(("suite", "model", "limit"), [("genomics-simple", "noisy:3", 40), ("starter", "oracle", None)])
+@pytest.mark.parametrize(
+    ("suite", "model", "limit"), [("genomics-simple", "noisy:3", 40), ("starter", "oracle", None)]
+)
 def test_local_and_ray_records_are_identical_but_for_timing(
     ray_local: Any, tmp_path: Path, suite: str, model: str, limit: int | None
 ) -> None:
-    common: dict[str, Any] = {"suites": (suite,), "model": model, "trials": 2, "limit": limit, "concurrency": 4}
+    common: dict[str, Any] = {
+        "suites": (suite,),
+        "model": model,
+        "trials": 2,
+        "limit": limit,
+        "concurrency": 4,
+    }
     local = run(RunConfig(out_dir=tmp_path / "local", **common))
     remote = run(RunConfig(out_dir=tmp_path / "ray", backend="ray", **common))
     a, b = by_id(record_lines(local.run_dir)), by_id(record_lines(remote.run_dir))
@@ -46,7 +54,9 @@ def test_local_and_ray_records_are_identical_but_for_timing(
     assert local.summary.get("requests") == remote.summary.get("requests")
     assert local.summary["usage"]["tokens"] == remote.summary["usage"]["tokens"]
     tiers = {name: (t["n"], t["passed"], t["accuracy"]) for name, t in local.summary["tiers"].items()}
-    assert tiers == {name: (t["n"], t["passed"], t["accuracy"]) for name, t in remote.summary["tiers"].items()}
+    assert tiers == {
+        name: (t["n"], t["passed"], t["accuracy"]) for name, t in remote.summary["tiers"].items()
+    }
     if model.startswith("noisy"):  # the comparison means something only if some verdicts fail
         assert any(not v["passed"] for r in a.values() for v in r["verdicts"].values())
 
@@ -104,7 +114,9 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(ray_local: Any, tmp_p
         served = len(server.requests)
     assert killer.killed == 1
     written = record_lines(result.run_dir)
-    assert Counter((r["key"], r["trial"]) for r in written) == {(f"oneround:c{i:04d}", 1): 1 for i in range(80)}
+    assert Counter((r["key"], r["trial"]) for r in written) == {
+        (f"oneround:c{i:04d}", 1): 1 for i in range(80)
+    }
     assert all(r["status"] == "completed" for r in written)
     assert result.summary["n_completed"] == 80 and result.summary["n_error"] == 0
     assert served > 80  # the dead worker's cases in flight were played again elsewhere

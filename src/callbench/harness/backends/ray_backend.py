@@ -87,7 +87,9 @@ class RayBackend:
         pool = _Pool(self.ray, self.config, play, broker, num_cpus=min(1.0, cpus / n))
         try:
             pool.start(n)
-            await self._drive(pool, deque(_batches(ids, size)), add, counters, depth=math.ceil(per_worker / size) + 1)
+            await self._drive(
+                pool, deque(_batches(ids, size)), add, counters, depth=math.ceil(per_worker / size) + 1
+            )
         finally:
             pool.stop()
             if broker is not None:
@@ -174,7 +176,9 @@ class _Pool:
     def _spawn(self) -> tuple[Any, str]:
         self.generation += 1
         name = f"callbench-{self.run_token}-worker-{self.generation}"  # named: tools and tests find it
-        return self.cls.options(name=name, **self.options).remote(self.config, self.play, self.broker, name), name
+        return self.cls.options(name=name, **self.options).remote(
+            self.config, self.play, self.broker, name
+        ), name
 
     def start(self, n: int) -> None:
         for _ in range(n):

@@ -116,7 +116,9 @@ class CaseWorker:
             async with state.gate:
                 await self._pace()
                 executor = state.executor_for(suite, case)
-                return await self.play(suite, case, trial, state.scorers[suite_name], executor, state.model, self.config)
+                return await self.play(
+                    suite, case, trial, state.scorers[suite_name], executor, state.model, self.config
+                )
 
         records = await asyncio.gather(*(one(job_id) for job_id in batch))
         return BatchResult(list(records), state.counter_delta(), os.getpid())
