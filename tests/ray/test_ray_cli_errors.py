@@ -69,3 +69,21 @@ def test_ray_address_needs_backend_ray(tmp_path: Path) -> None:
     done = cli("run", "-s", "starter", "-m", "oracle", "--ray-address", "auto", "--out", str(tmp_path / "r"))
     assert done.returncode == 2
     assert lines(done) == ["callbench: error: --ray-address must be used with --backend ray (got 'auto')"]
+
+
+def test_watch_and_agent_stay_on_the_local_backend(tmp_path: Path) -> None:
+    import asyncio
+
+    import pytest
+
+    from callbench.errors import ConfigError
+    from callbench.harness.config import RunConfig
+    from callbench.harness.engine import run_async
+
+    watch = RunConfig(suites=("starter",), model="oracle", backend="ray", watch=True, out_dir=tmp_path / "w")
+    with pytest.raises(ConfigError, match=r"^--watch prints rounds as this process plays them; use it with"):
+        asyncio.run(run_async(watch))
+    agent = RunConfig(suites=("starter",), agent="cmd:true", backend="ray", out_dir=tmp_path / "a")
+    with pytest.raises(ConfigError, match=r"^--backend ray plays models; an --agent run uses the local"):
+        asyncio.run(run_async(agent))
+    assert not (tmp_path / "w").exists() and not (tmp_path / "a").exists()

@@ -18,6 +18,7 @@ from ray_suites import TIMING_FIELDS, differences, record_lines, write_text_suit
 from callbench.harness.config import RunConfig
 from callbench.harness.engine import run_async
 from callbench.harness.rundir import resume_config
+from callbench.harness.runfolder import TornRecordWarning
 
 
 def run(config: RunConfig, observers: list[Any] | None = None) -> Any:
@@ -69,7 +70,8 @@ def test_resume_on_ray_after_an_interrupted_local_run(ray_local: Any, tmp_path: 
     kept[2]["status"], kept[2]["error"] = "error", {"type": "ServerError", "message": "injected"}
     # interrupted: six records, one of them an error, and half a line the kill cut off
     (out / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept) + lines[6][:40])
-    result = run(resume_config(out, backend="ray"))
+    with pytest.warns(TornRecordWarning, match="set aside a torn last line"):
+        result = run(resume_config(out, backend="ray"))
     written = record_lines(out)
     latest = {(r["key"], r["trial"]): r for r in written}
     assert len(latest) == 16 and all(r["status"] == "completed" for r in latest.values())
@@ -120,3 +122,29 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(ray_local: Any, tmp_p
     assert all(r["status"] == "completed" for r in written)
     assert result.summary["n_completed"] == 80 and result.summary["n_error"] == 0
     assert served > 80  # the dead worker's cases in flight were played again elsewhere
+
+
+def test_a_fatal_provider_error_stops_the_ray_run_as_it_stops_a_local_one(
+    ray_local: Any, tmp_path: Path
+) -> None:
+    from protocol_server import Fault
+
+    from callbench.errors import FatalProviderError
+
+    suite = write_text_suite(tmp_path, 6)
+    with ProtocolServer(lambda api, body: Turn(text="done")) as server:
+        server.fault_rule = lambda api, body: Fault("401", message="bad key")
+        raised = []
+        for backend in ("local", "ray"):
+            config = RunConfig(
+                suites=(str(suite),),
+                model=f"openai:bench@{server.url}",
+                out_dir=tmp_path / backend,
+                cache=False,
+                backend=backend,  # type: ignore[arg-type]
+            )
+            with pytest.raises(FatalProviderError) as info:
+                run(config)
+            raised.append((type(info.value), str(info.value)))
+    assert raised[0] == raised[1], raised
+    assert "401" in raised[0][1] or "bad key" in raised[0][1]

@@ -57,6 +57,8 @@ class RayBackend:
         """Connect to Ray as the config asks (one line if Ray is missing or the address is dead)."""
         if config.agent is not None:
             raise ConfigError("--backend ray plays models; an --agent run uses the local backend")
+        if config.watch:  # rounds happen in the workers; only finished records reach this process
+            raise ConfigError("--watch prints rounds as this process plays them; use it with --backend local")
         with ray_session(config.ray_address) as ray:
             yield cls(ray, config)
 
