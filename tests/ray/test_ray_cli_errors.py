@@ -87,3 +87,26 @@ def test_watch_and_agent_stay_on_the_local_backend(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^--backend ray plays models; an --agent run uses the local"):
         asyncio.run(run_async(agent))
     assert not (tmp_path / "w").exists() and not (tmp_path / "a").exists()
+
+
+def test_ray_address_auto_without_a_cluster_is_one_line(tmp_path: Path) -> None:
+    done = cli(
+        "run",
+        "-s",
+        "starter",
+        "-m",
+        "oracle",
+        "--backend",
+        "ray",
+        "--ray-address",
+        "auto",
+        "--out",
+        str(tmp_path / "r"),
+        prelude="import os; os.environ.pop('RAY_ADDRESS', None)",
+    )
+    assert done.returncode == 2
+    assert lines(done) == [
+        "callbench: error: --ray-address auto: no Ray cluster runs on this machine; start one with "
+        "'ray start --head', or leave --ray-address out to start a local Ray instance"
+    ]
+    assert not (tmp_path / "r").exists()

@@ -4,6 +4,7 @@ minutes), and what this process started it also shuts down."""
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import sys
@@ -56,6 +57,24 @@ def worker_env() -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join(paths), **RAY_ENV} if paths else dict(RAY_ENV)
 
 
+class _DropEnabledNotice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Token authentication is enabled")
+
+
+@contextmanager
+def _quiet_auth_notice() -> Iterator[None]:
+    """Ray prints that it turned token authentication on for a local instance on every start; the
+    secure default needs no notice on every run (a notice that it is *off* still shows)."""
+    logger = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    notice = _DropEnabledNotice()
+    logger.addFilter(notice)
+    try:
+        yield
+    finally:
+        logger.removeFilter(notice)
+
+
 @contextmanager
 def ray_session(address: str | None, num_cpus: int | None = None) -> Iterator[Any]:
     """Yield the ``ray`` module connected as asked; reuse a session this process already has."""
@@ -76,9 +95,14 @@ def ray_session(address: str | None, num_cpus: int | None = None) -> Iterator[An
         check_reachable(address)
         options["address"] = address
     try:
-        ray.init(**options)
+        with _quiet_auth_notice():
+            ray.init(**options)
     except ConnectionError as exc:  # 'auto' with no cluster running on this machine
-        raise ConfigError(f"--ray-address {address}: {exc}") from None
+        why = "no Ray cluster runs on this machine" if address == "auto" else str(exc)
+        raise ConfigError(
+            f"--ray-address {address}: {why}; start one with 'ray start --head', or leave --ray-address "
+            "out to start a local Ray instance"
+        ) from None
     try:
         yield ray
     finally:
