@@ -33,6 +33,8 @@ from callbench.types.records import CaseRecord
 WORKERS_ENV = "CALLBENCH_RAY_WORKERS"
 """How many workers (default: one per CPU of the Ray cluster)."""
 MAX_BATCH = 32
+BROKER_CALLS = 1_000_000
+CLOSE_TIMEOUT_S = 10.0
 
 
 @dataclass
@@ -85,7 +87,13 @@ class RayBackend:
         n = min(self.n_workers(), math.ceil(len(ids) / size))
         cpus = max(1.0, float(self.ray.cluster_resources().get("CPU", 1)))
         limits = EndpointLimits(self.config.max_connections, self.config.rpm, self.config.tpm)
-        broker = self.ray.remote(LimitBroker).remote() if any_limit(limits) else None
+        # Every request in flight may wait inside the broker at once; releases must never queue behind
+        # them (Ray's default of 1,000 concurrent calls per async actor could deadlock a large run).
+        broker = (
+            self.ray.remote(LimitBroker).options(max_concurrency=BROKER_CALLS).remote()
+            if any_limit(limits)
+            else None
+        )
         pool = _Pool(self.ray, self.config, play, broker, num_cpus=min(1.0, cpus / n))
         try:
             pool.start(n)
@@ -93,7 +101,7 @@ class RayBackend:
                 pool, deque(_batches(ids, size)), add, counters, depth=math.ceil(per_worker / size) + 1
             )
         finally:
-            pool.stop()
+            await pool.stop()
             if broker is not None:
                 self.ray.kill(broker)
 
@@ -198,6 +206,13 @@ class _Pool:
             self.broker.forget.remote(self.names[slot])
         self.actors[slot], self.names[slot] = self._spawn()
 
-    def stop(self) -> None:
-        for actor in self.actors:
-            self.ray.kill(actor, no_restart=True)
+    async def stop(self) -> None:
+        """Let each worker close its model and executors (their subprocesses, connections), then end it."""
+        closing = [asyncio.wrap_future(actor.close.remote().future()) for actor in self.actors]
+        try:
+            await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), CLOSE_TIMEOUT_S)
+        except TimeoutError:
+            pass  # a worker that cannot close in time is ended all the same
+        finally:
+            for actor in self.actors:
+                self.ray.kill(actor, no_restart=True)

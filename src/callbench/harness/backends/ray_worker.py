@@ -96,6 +96,13 @@ class CaseWorker:
                 self.state = WorkerState.build(self.config)
             return self.state
 
+    async def close(self) -> None:
+        """Close the model's connections and the executors (the driver ends the worker next)."""
+        if self.state is not None:
+            await self.state.model.aclose()
+            for executor in self.state.executors.values():
+                await executor.aclose()
+
     def pid(self) -> int:
         """The worker's process id (tests kill it)."""
         return os.getpid()
