@@ -11,7 +11,15 @@ import typer
 
 from callbench.cli.common import print_summary, run_folder_path
 from callbench.errors import ConfigError
-from callbench.harness.config import EngineLimits, OptionError, Output, ProgressMode, RunConfig, Selection
+from callbench.harness.config import (
+    BackendName,
+    EngineLimits,
+    OptionError,
+    Output,
+    ProgressMode,
+    RunConfig,
+    Selection,
+)
 from callbench.harness.modes import HarnessMode
 from callbench.harness.rundir import resume_config
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
@@ -107,6 +115,21 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="Where cases run: local (this process) or ray (Ray workers; docs/scale-out.md).",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="--backend ray: the cluster to join (auto, host:port, ray://host:port; "
+            "default: start a local Ray instance).",
+        ),
+    ] = None,
     request_timeout: Annotated[
         float,
         typer.Option(
@@ -207,6 +230,8 @@ RESUME_FIELDS = {
     "tpm": "tpm",
     "max_connections": "max_connections",
     "no_cache": "cache",
+    "backend": "backend",
+    "ray_address": "ray_address",
     "request_timeout": "request_timeout_s",
     "max_retries": "max_retries",
     "max_retry_time": "max_retry_time_s",
@@ -269,6 +294,8 @@ def _fresh_config(
     tpm: float | None,
     max_connections: int | None,
     no_cache: bool,
+    backend: str,
+    ray_address: str | None,
     request_timeout: float,
     max_retries: int,
     max_retry_time: float,
@@ -294,6 +321,8 @@ def _fresh_config(
         max_retries=max_retries,
         max_retry_time_s=max_retry_time,
         price_table=price_table,
+        backend=cast(BackendName, backend),  # checked by EngineLimits
+        ray_address=ray_address,
     )
     settings = GenerationSettings(
         temperature=temperature,

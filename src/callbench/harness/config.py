@@ -327,7 +327,7 @@ class EngineLimits:
             raise OptionError(
                 "--ray-address needs --backend ray",
                 flag="--ray-address",
-                rule="needs --backend ray",
+                rule="used with --backend ray",
                 value=self.ray_address,
             )
 

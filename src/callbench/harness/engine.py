@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor, ExecutorSession
@@ -47,6 +47,9 @@ WORKDIR_PREFIX = "callbench-"
 _WORKDIR = re.compile(r"callbench-(\d+)-\d+")
 """Per-case work folders: ``<tempdir>/callbench-<pid>-<n>``."""
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from callbench.harness.backends.ray_backend import RayBackend
 
 
 @dataclass
@@ -111,6 +114,17 @@ def remove_dead_workdirs(tempdir: str | Path | None = None) -> list[Path]:
 
 async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = ()) -> RunResult:
     """Run a benchmark; see :class:`RunConfig` for the options."""
+    if config.backend == "ray":  # connect first: no Ray or a dead address is one line, before run.json
+        from callbench.harness.backends.ray_backend import RayBackend
+
+        with RayBackend.connect(config) as backend:
+            return await _run_prepared(config, observers, backend)
+    return await _run_prepared(config, observers, None)
+
+
+async def _run_prepared(
+    config: RunConfig, observers: list[Any] | tuple[Any, ...], remote: RayBackend | None
+) -> RunResult:
     prepared = prepare_run(config)
     remove_dead_workdirs()  # left by runs killed mid-case (e.g. the one this run resumes)
     # Suites, registries and schemas live for the whole run: freezing them keeps the cyclic garbage
@@ -124,7 +138,10 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     jobs = _jobs(prepared, config)  # made one at a time as workers take them
     policy = ModePolicy(config.harness_mode)
     try:
-        if prepared.agent is not None:
+        if remote is not None:  # Ray workers play the cases; this process still writes every record
+            ids = [(job.suite.name, job.case.key, job.trial) for job in jobs]
+            await remote.run(ids, sink.add, getattr(prepared.model, "counters", None), play_case)
+        elif prepared.agent is not None:
             async with CaseToolServer() as server:
                 await _run_jobs(jobs, total, AgentPlayer(prepared.agent, server), policy, config, sink)
         else:
@@ -237,6 +254,20 @@ class _Pacer:
             if now < self.next_start:
                 await asyncio.sleep(self.next_start - now)
             self.next_start = time.monotonic() + self.delay_s
+
+
+async def play_case(
+    suite: Suite,
+    case: Case,
+    trial: int,
+    scorers: dict[str, Any],
+    executor: Executor,
+    model: Model,
+    config: RunConfig,
+) -> CaseRecord:
+    """One (case, trial) played by ``model`` and scored, without observers: what a remote worker runs."""
+    job = Job(suite, case, trial, scorers, executor)
+    return await run_job(job, model, ModePolicy(config.harness_mode), config, Observers())
 
 
 async def run_job(

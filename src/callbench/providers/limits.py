@@ -105,6 +105,21 @@ class EndpointLimiter:
 
 _limiters: dict[tuple[int, str], EndpointLimiter] = {}
 
+LimiterFactory = Callable[[str, EndpointLimits], EndpointLimiter]
+"""Makes the limiter of an endpoint (its connection key and limits) in the running loop."""
+_factory: LimiterFactory | None = None
+
+
+def set_limiter_factory(factory: LimiterFactory | None) -> None:
+    """Make this process's endpoint limiters with ``factory`` (``None``: the local default).
+
+    A distributed backend installs one in each worker so that limits hold across all workers
+    together: its limiters ask a shared authority for every permit instead of counting alone.
+    """
+    global _factory
+    _factory = factory
+    _limiters.clear()
+
 
 def limiter_for(connection_key: str, limits: EndpointLimits) -> EndpointLimiter:
     """The shared limiter of an endpoint in the running event loop.
@@ -117,7 +132,8 @@ def limiter_for(connection_key: str, limits: EndpointLimits) -> EndpointLimiter:
     if limiter is None:
         if len(_limiters) > 256:  # drop limiters of finished loops
             _limiters.clear()
-        limiter = _limiters[key] = EndpointLimiter(limits)
+        made = _factory(connection_key, limits) if _factory is not None else EndpointLimiter(limits)
+        limiter = _limiters[key] = made
     return limiter
 
 
