@@ -102,7 +102,19 @@ def test_ray_address_auto_without_a_cluster_is_one_line(tmp_path: Path) -> None:
         "auto",
         "--out",
         str(tmp_path / "r"),
-        prelude="import os; os.environ.pop('RAY_ADDRESS', None)",
+        # 'auto' finds a cluster through <RAY_TMPDIR>/ray/ray_current_cluster, then any gcs_server process
+        # on the machine: an empty folder and no process scan keep this test from joining a session
+        # another test (or test worker) has started
+        prelude="; ".join(
+            (
+                "import os",
+                "os.environ.pop('RAY_ADDRESS', None)",
+                f"os.environ['RAY_TMPDIR'] = {str(tmp_path)!r}",
+                "import ray._private.services as services",
+                "import functools",
+                "services.find_gcs_addresses = functools.lru_cache(maxsize=None)(lambda: [])",
+            )
+        ),
     )
     assert done.returncode == 2
     assert lines(done) == [

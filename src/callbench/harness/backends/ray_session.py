@@ -80,6 +80,8 @@ def ray_session(address: str | None, num_cpus: int | None = None) -> Iterator[An
     """Yield the ``ray`` module connected as asked; reuse a session this process already has."""
     ray = require_ray()
     if ray.is_initialized():  # e.g. a test fixture or a script that called ray.init itself
+        if address is not None:  # an address asked for must still answer, even if it goes unused
+            check_reachable(address)
         yield ray
         return
     for key, value in RAY_ENV.items():
