@@ -33,7 +33,6 @@ sys.path.insert(0, str(HERE))  # concurrency.py: the same suite and server as th
 
 from concurrency import start_server, write_suite  # noqa: E402
 
-from callbench.harness.backends.ray_backend import WORKERS_ENV  # noqa: E402
 from callbench.harness.backends.ray_session import ray_session  # noqa: E402
 from callbench.harness.config import RunConfig  # noqa: E402
 from callbench.harness.engine import run_async  # noqa: E402
@@ -43,8 +42,6 @@ def one_run(
     suite: Path, port: int, out: Path, args: argparse.Namespace, workers: int | None
 ) -> dict[str, Any]:
     """One run; ``workers`` None is the local backend."""
-    if workers is not None:
-        os.environ[WORKERS_ENV] = str(workers)
     config = RunConfig(
         suites=(str(suite),),
         model=f"openai:bench@http://127.0.0.1:{port}/v1",
@@ -52,6 +49,7 @@ def one_run(
         concurrency=args.concurrency,
         cache=False,
         backend="local" if workers is None else "ray",
+        ray_workers=workers,
     )
     cpu0, wall0 = time.process_time(), time.perf_counter()
     result = asyncio.run(run_async(config))

@@ -158,6 +158,7 @@ class RunOptions(TypedDict, total=False):
     price_table: str | Path | None
     backend: Literal["local", "ray"]
     ray_address: str | None
+    ray_workers: int | None
     out_dir: str | Path | None
     runs_root: str | Path
     resume: bool

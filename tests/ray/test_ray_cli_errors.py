@@ -122,3 +122,14 @@ def test_ray_address_auto_without_a_cluster_is_one_line(tmp_path: Path) -> None:
         "'ray start --head', or leave --ray-address out to start a local Ray instance"
     ]
     assert not (tmp_path / "r").exists()
+
+
+def test_ray_workers_is_checked_before_anything_runs(tmp_path: Path) -> None:
+    out = str(tmp_path / "r")
+    zero = cli("run", "-s", "starter", "-m", "oracle", "--backend", "ray", "--ray-workers", "0", "--out", out)
+    assert zero.returncode == 2
+    assert lines(zero) == ["callbench: error: --ray-workers must be an integer of at least 1 (got 0)"]
+    local = cli("run", "-s", "starter", "-m", "oracle", "--ray-workers", "2", "--out", out)
+    assert local.returncode == 2
+    assert lines(local) == ["callbench: error: --ray-workers must be used with --backend ray (got 2)"]
+    assert not (tmp_path / "r").exists()

@@ -75,11 +75,8 @@ def test_rpm_holds_across_workers(ray_local: Any, tmp_path: Path, monkeypatch: p
     assert times[-1] - times[0] >= 2.0
 
 
-def test_max_connections_holds_across_workers(
-    ray_local: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(WORKERS_ENV, "2")
-    with Clocked(latency_s=0.1) as server:
-        summary = run_two_workers(tmp_path, server, 40, max_connections=3)
+def test_max_connections_holds_across_workers(ray_local: Any, tmp_path: Path) -> None:
+    with Clocked(latency_s=0.1) as server:  # --ray-workers 2 here, $CALLBENCH_RAY_WORKERS above
+        summary = run_two_workers(tmp_path, server, 40, max_connections=3, ray_workers=2)
     assert summary["n_completed"] == 40
     assert server.most_open() == 3  # 2 workers x 16 cases in flight, never more than 3 requests open

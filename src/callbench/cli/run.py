@@ -130,6 +130,13 @@ def run(
             "default: start a local Ray instance).",
         ),
     ] = None,
+    ray_workers: Annotated[
+        int | None,
+        typer.Option(
+            "--ray-workers",
+            help="--backend ray: workers playing cases, each at --concurrency (default: one per CPU).",
+        ),
+    ] = None,
     request_timeout: Annotated[
         float,
         typer.Option(
@@ -232,6 +239,7 @@ RESUME_FIELDS = {
     "no_cache": "cache",
     "backend": "backend",
     "ray_address": "ray_address",
+    "ray_workers": "ray_workers",
     "request_timeout": "request_timeout_s",
     "max_retries": "max_retries",
     "max_retry_time": "max_retry_time_s",
@@ -296,6 +304,7 @@ def _fresh_config(
     no_cache: bool,
     backend: str,
     ray_address: str | None,
+    ray_workers: int | None,
     request_timeout: float,
     max_retries: int,
     max_retry_time: float,
@@ -323,6 +332,7 @@ def _fresh_config(
         price_table=price_table,
         backend=cast(BackendName, backend),  # checked by EngineLimits
         ray_address=ray_address,
+        ray_workers=ray_workers,
     )
     settings = GenerationSettings(
         temperature=temperature,

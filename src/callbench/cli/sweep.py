@@ -47,18 +47,22 @@ def sweep(
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="--backend ray: the cluster to join.")
     ] = None,
+    ray_workers: Annotated[
+        int | None, typer.Option("--ray-workers", help="--backend ray: workers per cell's run.")
+    ] = None,
     progress: Annotated[str, typer.Option("--progress", help="auto, rich, plain or quiet.")] = "auto",
 ) -> None:
     folder, spec = _resolve(sweep_file, out, resume)
     try:
-        EngineLimits(backend=backend, ray_address=ray_address)  # type: ignore[arg-type]  # checked here
+        # checked here, before the sweep file's cells: one line naming the option
+        EngineLimits(backend=backend, ray_address=ray_address, ray_workers=ray_workers)  # type: ignore[arg-type]
     except OptionError as exc:
         raise ConfigError(exc.cli_message()) from None
     if progress == "auto":
         progress = "rich" if sys.stdout.isatty() else "plain"
     if progress not in ("rich", "plain", "quiet"):
         raise ConfigError(f"--progress must be one of auto, rich, plain, quiet (got {progress!r})")
-    options = SweepOptions(backend, ray_address, cast(ProgressMode, progress))
+    options = SweepOptions(backend, ray_address, ray_workers, cast(ProgressMode, progress))
     total = len(spec.cells)
     order = {cell.id: n for n, cell in enumerate(spec.cells, 1)}
 

@@ -72,6 +72,7 @@ FLAGS = {
     "max_connections": "--max-connections",
     "backend": "--backend",
     "ray_address": "--ray-address",
+    "ray_workers": "--ray-workers",
     "max_retries": "--max-retries",
     "max_retry_time_s": "--max-retry-time",
     "request_timeout_s": "--request-timeout",
@@ -302,6 +303,9 @@ class EngineLimits:
     ray_address: str | None = None
     """``--backend ray``: the cluster to join (``None``: start a local Ray instance; ``auto``: the running
     cluster this machine belongs to; or ``ray://host:port`` / ``host:port``)."""
+    ray_workers: int | None = None
+    """``--backend ray``: how many workers play cases, each at ``concurrency`` cases in flight (``None``:
+    ``$CALLBENCH_RAY_WORKERS``, else one per CPU of the cluster)."""
 
     def __post_init__(self) -> None:
         _check_int(self, "concurrency", 1)
@@ -322,6 +326,14 @@ class EngineLimits:
         ):
             _reject(
                 self, "ray_address", "a Ray address ('auto', 'host:port' or 'ray://host:port')", optional=True
+            )
+        _check_int(self, "ray_workers", 1, optional=True)
+        if self.ray_workers is not None and self.backend != "ray":
+            raise OptionError(
+                "--ray-workers must be used with --backend ray",
+                flag="--ray-workers",
+                rule="used with --backend ray",
+                value=self.ray_workers,
             )
         if self.ray_address is not None and self.backend != "ray":
             raise OptionError(
@@ -468,6 +480,7 @@ class RunConfig:
     price_table: Path | None = None
     backend: BackendName = "local"
     ray_address: str | None = None
+    ray_workers: int | None = None
     # Output, display only (not recorded)
     progress: ProgressMode = "quiet"
     watch: bool = False
@@ -590,7 +603,7 @@ def _refs(
 
 
 PATH_FIELDS = ("data", "registry", "out_dir", "runs_root", "cache_path", "price_table")
-DISPLAY_FIELDS = ("progress", "watch", "resume", "backend", "ray_address")
+DISPLAY_FIELDS = ("progress", "watch", "resume", "backend", "ray_address", "ray_workers")
 """Left out of ``run.json``'s config: how a run is shown or where it executes, never what it measures."""
 OBJECT_FIELDS = ("suites", "model", "tiers", "executor")
 """Fields that may hold Python objects; ``run.json`` records each object as :data:`OBJECT_SPEC`."""

@@ -65,6 +65,8 @@ class RayBackend:
             yield cls(ray, config)
 
     def n_workers(self) -> int:
+        if self.config.ray_workers is not None:  # --ray-workers
+            return self.config.ray_workers
         given = os.environ.get(WORKERS_ENV, "").strip()
         if given:
             if not given.isdigit() or int(given) < 1:

@@ -44,6 +44,7 @@ class SweepOptions:
 
     backend: str = "local"
     ray_address: str | None = None
+    ray_workers: int | None = None
     progress: ProgressMode = "quiet"
 
 
@@ -134,6 +135,7 @@ async def _run_cell(
             resume=(run_dir / RUN_FILE).exists(),
             backend=options.backend,
             ray_address=options.ray_address,
+            ray_workers=options.ray_workers,
             progress=options.progress,
         )
         result = await run_async(config, observers_for(config) if observers_for else [])

@@ -100,6 +100,7 @@ class Cell:
         resume: bool = False,
         backend: str = "local",
         ray_address: str | None = None,
+        ray_workers: int | None = None,
         progress: ProgressMode = "quiet",
     ) -> RunConfig:
         """The cell's run, as ``callbench run`` would build it from the same flags."""
@@ -120,6 +121,7 @@ class Cell:
             resume=resume,
             backend=backend,  # type: ignore[arg-type]  # checked by RunConfig
             ray_address=ray_address,
+            ray_workers=ray_workers,
             progress=progress,
             **who,
             **options,
