@@ -17,11 +17,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor, ExecutorSession
-from callbench.harness.agent_episode import run_agent_episode
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError
 from callbench.harness.config import RunConfig
 from callbench.harness.loop import Episode, run_episode
@@ -30,7 +29,6 @@ from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, slim_record, write_summary
 from callbench.harness.summary import build_summary
-from callbench.mcp.serve import CaseToolServer
 from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
 from callbench.suites.suite import Suite
@@ -39,6 +37,9 @@ from callbench.types.case import Case
 from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
+
+if TYPE_CHECKING:  # the MCP SDK takes about half a second to import: only agent runs load it
+    from callbench.mcp.serve import CaseToolServer
 
 MANUAL_RATIONALE = "manual case: scored by reviewers against its rubric"
 _CASE_NUMBERS = itertools.count(1)
@@ -123,6 +124,8 @@ async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = 
     policy = ModePolicy(config.harness_mode)
     try:
         if prepared.agent is not None:
+            from callbench.mcp.serve import CaseToolServer
+
             async with CaseToolServer() as server:
                 await _run_jobs(jobs, AgentPlayer(prepared.agent, server), policy, config, sink)
         else:
@@ -294,6 +297,8 @@ async def _play(
     try:
         try:
             if isinstance(player, AgentPlayer):
+                from callbench.harness.agent_episode import run_agent_episode
+
                 await run_agent_episode(episode, player.agent, session, player.server, workdir, fan)
                 return None
             return await _play_model(job, episode, player, session, config, fan)
