@@ -148,7 +148,10 @@ def cli_run(
 
 
 def measure_here(suite: Path, port: int, out: Path, cases: int, concurrency: int) -> dict[str, float]:
-    """One in-process run and one Model-only pass with the callbench this process imported."""
+    """One in-process run and one Model-only pass with the callbench this process imported, after a
+    50-case warm-up run (plugins, suites and schemas loaded, as in the repeats of one process)."""
+    warm = write_suite(out.parent / f"{out.name}-warm", 50)
+    one_run(warm, port, out.parent / f"{out.name}-warm" / "run", 50, concurrency)
     figures = one_run(suite, port, out, cases, concurrency)
     bare = asyncio.run(model_only(port, cases, concurrency))
     return {**figures, "bare_wall": bare["wall"], "bare_cpu": bare["cpu"]}
@@ -266,10 +269,8 @@ def main() -> None:
                 for name in order:
                     src = trees[name]
                     out = root / f"run{next(runs)}"
-                    if src == here_src:
-                        figures = measure_here(suite, port, out, args.cases, args.concurrency)
-                    else:
-                        figures = measure_child(src, suite, port, out, args.cases, args.concurrency)
+                    # Every measurement in a fresh process (either tree): none inherits another's warm-up.
+                    figures = measure_child(src, suite, port, out, args.cases, args.concurrency)
                     if not args.no_cli:
                         figures |= cli_run(cli, src, suite, port, root / f"run{next(runs)}", args.concurrency)
                     else:

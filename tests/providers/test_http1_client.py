@@ -225,3 +225,35 @@ def test_json_codec_matches_the_stdlib() -> None:
     assert loads_bytes(b"[12345678901234567890123]") == [12345678901234567890123]  # an int, not a float
     with pytest.raises(json.JSONDecodeError):
         loads_bytes(b'{"a": ')
+
+
+def test_the_aiohttp_path_words_its_failures_as_the_lean_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """https endpoints and proxies keep aiohttp: same results, same messages."""
+    monkeypatch.setattr("callbench.providers.wire.split_http_url", lambda url: None)
+
+    def through_aiohttp(timeout: float = 5) -> Callable[[int], Awaitable[Any]]:
+        async def call(port: int) -> Any:
+            holder = ClientHolder()
+            try:
+                return await post_json(
+                    holder, f"http://127.0.0.1:{port}/v1/chat", {"q": 1}, {}, WHERE, timeout
+                )
+            finally:
+                await holder.aclose()
+
+        return call
+
+    body, _ = asyncio.run(serve(fixed(reply(b'{"ok": 1}')), through_aiohttp()))
+    assert body == {"ok": 1}
+    with pytest.raises(TransientProviderError, match=r"^openai: truncated response body$"):
+        asyncio.run(
+            serve(fixed(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{", keep=False), through_aiohttp())
+        )
+
+    async def never(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, _n: int) -> bool:
+        await read_request(reader)
+        await asyncio.sleep(5)
+        return False
+
+    with pytest.raises(TransientProviderError, match=r"timed out after 0\.2s$"):
+        asyncio.run(serve(never, through_aiohttp(0.2)))

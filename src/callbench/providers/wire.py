@@ -18,9 +18,7 @@ import time
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 try:  # a C JSON codec: encodes request bodies about 10x faster than the stdlib
     import orjson as _orjson
@@ -32,6 +30,9 @@ from callbench.providers.http1 import Http1Pool, HttpConnectionError, split_http
 from callbench.secrets import scrub
 from callbench.types.contract import ToolContract
 from callbench.types.messages import Message, ToolCall
+
+if TYPE_CHECKING:  # aiohttp takes 0.2-0.6 s to import (it builds SSL contexts): https and proxies only
+    import aiohttp
 
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -230,34 +231,22 @@ async def post_json(
     """
     data = dumps_bytes(payload)
     lean = session.lean_pool(url) if isinstance(session, ClientHolder) else None
+    response_headers: Mapping[str, str]
     try:
         if lean is not None:
             async with asyncio.timeout(timeout_s):
                 response = await lean[0].post(lean[1], data, {**_JSON_HEADERS, **headers})
             status, raw, response_headers = response.status, response.body, response.headers
         else:
-            client = session.get() if isinstance(session, ClientHolder) else session
-            async with client.post(
-                url,
-                data=data,
-                headers={"Content-Type": "application/json", **headers},
-                timeout=aiohttp.ClientTimeout(total=timeout_s),
-            ) as reply:
-                status, raw = reply.status, await reply.read()
-                response_headers = reply.headers  # type: ignore[assignment]
+            status, raw, response_headers = await _post_aiohttp(session, url, data, headers, where, timeout_s)
     except TimeoutError:
         raise TransientProviderError(
             f"{where.provider}: request to {url} timed out after {timeout_s:g}s"
         ) from None
-    except aiohttp.ClientPayloadError:
-        raise TransientProviderError(f"{where.provider}: truncated response body") from None
     except HttpConnectionError as exc:
         if exc.partial:
             raise TransientProviderError(f"{where.provider}: truncated response body") from None
         raise _connection_error(where, exc.kind, str(exc)) from None
-    except (aiohttp.ClientError, OSError) as exc:
-        # Dropped connections, resets, refused connects: the server may come back.
-        raise _connection_error(where, type(exc).__name__, str(exc)) from None
     if status >= 300:
         raise error_for_status(status, raw.decode("utf-8", "replace"), response_headers, where)
     try:
@@ -269,6 +258,34 @@ async def post_json(
     if not isinstance(body, dict):
         raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
     return body
+
+
+async def _post_aiohttp(
+    session: aiohttp.ClientSession | ClientHolder,
+    url: str,
+    data: bytes,
+    headers: dict[str, str],
+    where: Endpoint,
+    timeout_s: float,
+) -> tuple[int, bytes, Mapping[str, str]]:
+    import aiohttp
+
+    client = session.get() if isinstance(session, ClientHolder) else session
+    try:
+        async with client.post(
+            url,
+            data=data,
+            headers={"Content-Type": "application/json", **headers},
+            timeout=aiohttp.ClientTimeout(total=timeout_s),
+        ) as reply:
+            return reply.status, await reply.read(), reply.headers
+    except TimeoutError:  # aiohttp's timeouts are ClientErrors too: post_json words them
+        raise
+    except aiohttp.ClientPayloadError:
+        raise TransientProviderError(f"{where.provider}: truncated response body") from None
+    except (aiohttp.ClientError, OSError) as exc:
+        # Dropped connections, resets, refused connects: the server may come back.
+        raise _connection_error(where, type(exc).__name__, str(exc)) from None
 
 
 _JSON_HEADERS = {"Content-Type": "application/json", "Accept": "*/*", "Accept-Encoding": "identity"}
@@ -337,6 +354,8 @@ class ClientHolder:
 
     def get(self) -> aiohttp.ClientSession:
         """Return the session for the running loop."""
+        import aiohttp
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._loop is not loop or self._session.closed:
             # Connection limiting is the Model wrapper's job (0 = no pool limit here).
