@@ -22,18 +22,23 @@ summary). ``--compare-ref [REF]`` measures git REF too (default 66023ae, before 
 ``git archive`` of its ``src/``, children with ``PYTHONPATH`` there), alternating before/after per
 repeat against the same server, and prints the medians side by side.
 
-Measured on the 2-core machine with other jobs running (load average 5.5-8.6, so the wall ratios are
-inflated by the machine, not the harness; the CPU figures are this process's own):
-``python bench/concurrency.py --cases 2000 --concurrency 100 --latency 0.1 --repeat 3 --compare-ref``
+Measured on the 2-core machine while other jobs ran (load average 5.5-8.6: the wall ratios are
+inflated by the machine, not the harness, and even the CPU figures drift by 30% between runs; compare
+the columns of one run), with
+``python bench/concurrency.py --cases 2000 --concurrency 100 --latency 0.1 --repeat 3 --compare-ref``.
+Final code, load 7.5:
 
                                       before (66023ae)         after
-    callbench.run wall / ideal                     2.481         1.771
-    engine wall / ideal                            2.160         1.573
-    CLI wall / ideal (from outside)                4.918         3.774
-    harness CPU ms / request                       1.166         0.856
-    CLI CPU ms / request                           2.719         1.809
-    Model+provider only wall / ideal               1.482         1.177
-    Model+provider only CPU ms / request           0.430         0.179
+    callbench.run wall / ideal                     3.627         2.131
+    engine wall / ideal                            3.158         1.787
+    CLI wall / ideal (from outside)                5.675         3.293
+    harness CPU ms / request                       1.706         1.018
+    CLI CPU ms / request                           3.513         2.191
+    Model+provider only wall / ideal               1.587         1.200
+    Model+provider only CPU ms / request           0.545         0.256
+
+The run before the garbage-collector change, load 5.5: harness CPU 1.166 -> 0.856 ms, CLI CPU
+2.719 -> 1.809 ms, Model+provider 0.430 -> 0.179 ms per request.
 
 What changed: plain ``http://`` endpoints go through a lean HTTP/1.1 client instead of aiohttp
 (providers/http1.py: 0.25 ms less per request), request bodies through orjson, runs on uvloop, one
