@@ -8,12 +8,12 @@ the same options as flat keywords (``out_dir=..., case_ids=[...], cache=False``)
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
 
 from callbench.executors.base import Executor
+from callbench.harness import eventloop
 from callbench.harness.config import (
     EngineLimits,
     ModelRef,
@@ -117,7 +117,7 @@ def evaluate(
         output=output,
         observers=observers,
     )
-    return asyncio.run(pending)
+    return eventloop.run(pending)
 
 
 def _display(config: RunConfig) -> list[Any]:
@@ -189,7 +189,7 @@ def run(
     """Run a benchmark and return its :class:`RunResult` (folder, summary, records): :func:`evaluate`
     with the options as flat keywords (:class:`RunOptions`), e.g.
     ``run("starter", "oracle", "all", out_dir="runs/x", case_ids=["weather_paris"], cache=False)``."""
-    return asyncio.run(run_async(suite, model, tier, observers=observers, **options))
+    return eventloop.run(run_async(suite, model, tier, observers=observers, **options))
 
 
 def score_run(run_dir: str | Path, tier: str | Sequence[str] = (), **options: Any) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Any, cast
@@ -11,6 +10,7 @@ import typer
 
 from callbench.cli.common import print_summary, run_folder_path
 from callbench.errors import ConfigError
+from callbench.harness import eventloop
 from callbench.harness.config import (
     BackendName,
     EngineLimits,
@@ -208,7 +208,7 @@ def run(
             config = _fresh_config(**values)
     except OptionError as exc:  # the command line's own option name, not the API field's
         raise ConfigError(exc.cli_message()) from None
-    result = asyncio.run(_run(config))
+    result = eventloop.run(_run(config))
     # --progress quiet silences the progress display only; the final table is the run's result.
     print_summary(result.summary, result.run_dir)
     print_suite_notes(result.run_dir)

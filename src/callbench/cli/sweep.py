@@ -7,7 +7,6 @@ Every cell is an ordinary run in ``<sweep>/cells/<cell-id>/``; ``sweep.json`` in
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Any, cast
@@ -15,6 +14,7 @@ from typing import Annotated, Any, cast
 import typer
 
 from callbench.errors import ConfigError, UserError
+from callbench.harness import eventloop
 from callbench.harness.config import EngineLimits, OptionError, ProgressMode
 from callbench.harness.sweep.index import SOURCE_FILE, is_sweep_folder
 from callbench.harness.sweep.runner import SweepIncompleteError, SweepOptions, failures, run_sweep
@@ -75,7 +75,7 @@ def sweep(
         else:
             typer.echo(f"  {cell.id}: {_outcome(entry)}")
 
-    index = asyncio.run(
+    index = eventloop.run(
         run_sweep(
             spec,
             folder,

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor, ExecutorSession
-from callbench.harness.agent_episode import run_agent_episode
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError
 from callbench.harness.config import RunConfig
 from callbench.harness.loop import Episode, run_episode
@@ -31,7 +30,6 @@ from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, write_summary
 from callbench.harness.summary_stream import stream_summary
-from callbench.mcp.serve import CaseToolServer
 from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
 from callbench.suites.suite import Suite
@@ -41,15 +39,16 @@ from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
 
+if TYPE_CHECKING:
+    from callbench.harness.backends.ray_backend import RayBackend
+    from callbench.mcp.serve import CaseToolServer  # the MCP SDK takes ~0.5 s to import: agent runs only
+
 MANUAL_RATIONALE = "manual case: scored by reviewers against its rubric"
 _CASE_NUMBERS = itertools.count(1)
 WORKDIR_PREFIX = "callbench-"
 _WORKDIR = re.compile(r"callbench-(\d+)-\d+")
 """Per-case work folders: ``<tempdir>/callbench-<pid>-<n>``."""
 T = TypeVar("T")
-
-if TYPE_CHECKING:
-    from callbench.harness.backends.ray_backend import RayBackend
 
 
 @dataclass
@@ -142,6 +141,8 @@ async def _run_prepared(
             ids = [(job.suite.name, job.case.key, job.trial) for job in jobs]
             await remote.run(ids, sink.add, getattr(prepared.model, "counters", None), play_case)
         elif prepared.agent is not None:
+            from callbench.mcp.serve import CaseToolServer
+
             async with CaseToolServer() as server:
                 await _run_jobs(jobs, total, AgentPlayer(prepared.agent, server), policy, config, sink)
         else:
@@ -341,6 +342,8 @@ async def _play(
     try:
         try:
             if isinstance(player, AgentPlayer):
+                from callbench.harness.agent_episode import run_agent_episode
+
                 await run_agent_episode(episode, player.agent, session, player.server, workdir, fan)
                 return None
             return await _play_model(job, episode, player, session, config, fan)

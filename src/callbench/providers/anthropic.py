@@ -217,7 +217,7 @@ class AnthropicProvider(Provider):
         if self._key:
             headers["x-api-key"] = self._key
         url = f"{self.base_url}/v1/messages"
-        data = await post_json(self._clients.get(), url, body, headers, self._where, settings.timeout_s)
+        data = await post_json(self._clients, url, body, headers, self._where, settings.timeout_s)
         turn = parse_response(data, names)
         blocks = thinking_blocks(data)
         if blocks and turn.tool_calls:

@@ -229,9 +229,7 @@ class OpenAIProvider(Provider):
         """Send one Chat Completions request and parse the answer."""
         body, names = build_request(self.model, messages, tools, settings, self.preset.quirks)
         url = f"{self.base_url}/chat/completions"
-        data = await post_json(
-            self._clients.get(), url, body, self._headers(), self._where, settings.timeout_s
-        )
+        data = await post_json(self._clients, url, body, self._headers(), self._where, settings.timeout_s)
         return parse_response(
             data, names, tools, strict=self.preset.quirks.strict_tools, id_prefix=round_prefix(messages)
         )

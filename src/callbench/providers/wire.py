@@ -18,14 +18,20 @@ import time
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
+try:  # a C JSON codec: encodes request bodies about 10x faster than the stdlib
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
+    _orjson = None  # type: ignore[assignment]
 
 from callbench.errors import FatalProviderError, ProviderError, RateLimitedError, TransientProviderError
 from callbench.secrets import scrub
 from callbench.types.contract import ToolContract
 from callbench.types.messages import Message, ToolCall
+
+if TYPE_CHECKING:  # aiohttp takes 0.2-0.6 s to import (it builds SSL contexts): https and proxies only
+    import aiohttp
 
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -210,7 +216,7 @@ def _error_detail(body: str) -> str:
 
 
 async def post_json(
-    session: aiohttp.ClientSession,
+    session: aiohttp.ClientSession | ClientHolder,
     url: str,
     payload: dict[str, Any],
     headers: dict[str, str],
@@ -218,32 +224,17 @@ async def post_json(
     timeout_s: float = 120.0,
 ) -> dict[str, Any]:
     """POST ``payload`` and return the decoded JSON object, or raise a ``ProviderError``."""
-    data = json.dumps(payload, ensure_ascii=False).encode()
+    data = dumps_bytes(payload)
     try:
-        async with session.post(
-            url,
-            data=data,
-            headers={"Content-Type": "application/json", **headers},
-            timeout=aiohttp.ClientTimeout(total=timeout_s),
-        ) as response:
-            status, raw = response.status, await response.read()
-            response_headers = response.headers
+        status, raw, response_headers = await _post_aiohttp(session, url, data, headers, where, timeout_s)
     except TimeoutError:
         raise TransientProviderError(
             f"{where.provider}: request to {url} timed out after {timeout_s:g}s"
         ) from None
-    except aiohttp.ClientPayloadError:
-        raise TransientProviderError(f"{where.provider}: truncated response body") from None
-    except (aiohttp.ClientError, OSError) as exc:
-        # Dropped connections, resets, refused connects: the server may come back.
-        detail = scrub(str(exc))[:200]
-        raise TransientProviderError(
-            f"{where.provider}: connection error ({type(exc).__name__}{': ' + detail if detail else ''})"
-        ) from None
     if status >= 300:
         raise error_for_status(status, raw.decode("utf-8", "replace"), response_headers, where)
     try:
-        body = json.loads(raw)
+        body = loads_bytes(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise TransientProviderError(
             f"{where.provider}: truncated or invalid JSON body ({len(raw)} bytes)"
@@ -251,6 +242,57 @@ async def post_json(
     if not isinstance(body, dict):
         raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
     return body
+
+
+async def _post_aiohttp(
+    session: aiohttp.ClientSession | ClientHolder,
+    url: str,
+    data: bytes,
+    headers: dict[str, str],
+    where: Endpoint,
+    timeout_s: float,
+) -> tuple[int, bytes, Mapping[str, str]]:
+    import aiohttp
+
+    client = session.get() if isinstance(session, ClientHolder) else session
+    try:
+        async with client.post(
+            url,
+            data=data,
+            headers={"Content-Type": "application/json", **headers},
+            timeout=aiohttp.ClientTimeout(total=timeout_s),
+        ) as reply:
+            return reply.status, await reply.read(), reply.headers
+    except TimeoutError:  # aiohttp's timeouts are ClientErrors too: post_json words them
+        raise
+    except aiohttp.ClientPayloadError:
+        raise TransientProviderError(f"{where.provider}: truncated response body") from None
+    except (aiohttp.ClientError, OSError) as exc:
+        # Dropped connections, resets, refused connects: the server may come back.
+        raise _connection_error(where, type(exc).__name__, str(exc)) from None
+
+
+def _connection_error(where: Endpoint, kind: str, text: str) -> TransientProviderError:
+    detail = scrub(text)[:200]
+    return TransientProviderError(
+        f"{where.provider}: connection error ({kind}{': ' + detail if detail else ''})"
+    )
+
+
+def dumps_bytes(payload: Any) -> bytes:
+    """``payload`` as UTF-8 JSON (orjson when installed; the stdlib for what orjson refuses)."""
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(payload)
+        except TypeError:  # orjson.JSONEncodeError: non-str keys, integers past 64 bits...
+            pass
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
+def loads_bytes(raw: bytes) -> Any:
+    """Decode a JSON body with the stdlib: orjson (3.8) reads integers past 64 bits as floats, and a
+    response's numbers must reach the record as the server wrote them."""
+    return json.loads(raw)
 
 
 class ClientHolder:
@@ -267,6 +309,8 @@ class ClientHolder:
 
     def get(self) -> aiohttp.ClientSession:
         """Return the session for the running loop."""
+        import aiohttp
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._loop is not loop or self._session.closed:
             # Connection limiting is the Model wrapper's job (0 = no pool limit here).
