@@ -21,7 +21,8 @@ YOUNG_GENERATION = 20_000
 
 A case allocates a few thousand container objects (messages, records, verdicts), nearly all freed by
 reference counting; at 700 the collector ran every few cases and promoted enough to trigger full
-collections: about 0.1 ms of CPU per case, 0.03 ms at 20,000 (measured on 2,000 one-round cases). Only garbage in reference cycles waits longer to be freed."""
+collections: about 0.1 ms of CPU per case, 0.03 ms at 20,000 (measured on 2,000 one-round cases).
+Only garbage in reference cycles waits longer to be freed."""
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
