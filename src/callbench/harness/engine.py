@@ -138,8 +138,8 @@ async def _run_prepared(
     policy = ModePolicy(config.harness_mode)
     try:
         if remote is not None:  # Ray workers play the cases; this process still writes every record
-            ids = [(job.suite.name, job.case.key, job.trial) for job in jobs]
-            await remote.run(ids, sink.add, getattr(prepared.model, "counters", None), play_case)
+            ids = ((suite.name, case.key, trial) for suite, case, trial in _selected(prepared, config))
+            await remote.run(ids, total, sink.add, getattr(prepared.model, "counters", None), play_case)
         elif prepared.agent is not None:
             from callbench.mcp.serve import CaseToolServer
 

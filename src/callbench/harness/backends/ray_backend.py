@@ -13,11 +13,12 @@ flight, so no case is written twice; that set holds the in-flight cases only, no
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import os
 import uuid
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -76,17 +77,19 @@ class RayBackend:
 
     async def run(
         self,
-        ids: list[JobId],
+        ids: Iterable[JobId],
+        total: int,
         add: Callable[[CaseRecord], None],
         counters: Counter[str] | None,
         play: PlayCase,
     ) -> None:
-        """Play ``ids`` on the workers; ``add`` each record as its batch returns."""
-        if not ids:
+        """Play the ``total`` jobs of ``ids`` on the workers; ``add`` each record as its batch returns.
+        ``ids`` is read as workers need more, so the driver never holds the run's job list."""
+        if total <= 0:
             return
         per_worker = self.config.concurrency
         size = max(1, min(MAX_BATCH, per_worker // 2))
-        n = min(self.n_workers(), math.ceil(len(ids) / size))
+        n = min(self.n_workers(), math.ceil(total / size))
         cpus = max(1.0, float(self.ray.cluster_resources().get("CPU", 1)))
         limits = EndpointLimits(self.config.max_connections, self.config.rpm, self.config.tpm)
         # Every request in flight may wait inside the broker at once; releases must never queue behind
@@ -99,9 +102,8 @@ class RayBackend:
         pool = _Pool(self.ray, self.config, play, broker, num_cpus=min(1.0, cpus / n))
         try:
             pool.start(n)
-            await self._drive(
-                pool, deque(_batches(ids, size)), add, counters, depth=math.ceil(per_worker / size) + 1
-            )
+            queue = _BatchQueue(_batches(iter(ids), size))
+            await self._drive(pool, queue, add, counters, depth=math.ceil(per_worker / size) + 1)
         finally:
             await pool.stop()
             if broker is not None:
@@ -110,7 +112,7 @@ class RayBackend:
     async def _drive(
         self,
         pool: _Pool,
-        queue: deque[list[JobId]],
+        queue: _BatchQueue,
         add: Callable[[CaseRecord], None],
         counters: Counter[str] | None,
         depth: int,
@@ -141,7 +143,7 @@ class RayBackend:
         future: asyncio.Future[Any],
         flight: Flight,
         pool: _Pool,
-        queue: deque[list[JobId]],
+        queue: _BatchQueue,
         in_flight: set[tuple[str, int]],
     ) -> BatchResult | None:
         """The batch's result, or ``None`` after a dead worker (its cases are queued again)."""
@@ -168,9 +170,32 @@ class RayBackend:
             return None
 
 
-def _batches(ids: list[JobId], size: int) -> Iterator[list[JobId]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
+def _batches(ids: Iterator[JobId], size: int) -> Iterator[list[JobId]]:
+    while batch := list(itertools.islice(ids, size)):
+        yield batch
+
+
+class _BatchQueue:
+    """Batches still to play: those of dead workers first (queued again), then the run's next ones,
+    made only when taken."""
+
+    def __init__(self, fresh: Iterator[list[JobId]]) -> None:
+        self._again: deque[list[JobId]] = deque()
+        self._fresh = fresh
+        self._next: list[JobId] | None = next(fresh, None)
+
+    def __bool__(self) -> bool:
+        return bool(self._again) or self._next is not None
+
+    def popleft(self) -> list[JobId]:
+        if self._again:
+            return self._again.popleft()
+        batch, self._next = self._next, next(self._fresh, None)
+        assert batch is not None, "popleft on an empty queue"
+        return batch
+
+    def appendleft(self, batch: list[JobId]) -> None:
+        self._again.appendleft(batch)
 
 
 class _Pool:
