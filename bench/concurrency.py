@@ -75,33 +75,18 @@ from callbench.providers.openai_compat import make_provider
 from callbench.types.messages import GenerationSettings, Message
 
 HERE = Path(__file__).resolve().parent
-SERVER = HERE.parent / "tests" / "helpers" / "protocol_server.py"
+HELPERS = HERE.parent / "tests" / "helpers"
+SERVER = HELPERS / "protocol_server.py"
+sys.path.insert(0, str(HELPERS))  # text_suite.py: the Ray tests' suite of one-round cases
+from text_suite import write_text_suite  # noqa: E402
+
 BASE_REF = "66023ae"
 """The commit issue 15's CPU work started from (``--compare-ref`` without a value)."""
 
 
 def write_suite(root: Path, n: int) -> Path:
     """A suite of ``n`` cases that each expect a plain-text answer (one request per case)."""
-    folder = root / "bench-suite"
-    (folder / "tools").mkdir(parents=True)
-    (folder / "suite.yaml").write_text("name: bench\ndescription: one-round cases for the throughput bench\n")
-    tool = {
-        "name": "echo",
-        "description": "Echo a text.",
-        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-    }
-    (folder / "tools" / "echo.json").write_text(json.dumps(tool))
-    with (folder / "cases.jsonl").open("w") as handle:
-        for i in range(n):
-            case = {
-                "id": f"c{i:05d}",
-                "category": "answer",
-                "instruction": f"Say hello number {i}.",
-                "expected": [],
-                "expected_answer": {"contains": ["done"]},
-            }
-            handle.write(json.dumps(case) + "\n")
-    return folder
+    return write_text_suite(root, n, name="bench")
 
 
 def start_server(latency: float, jitter: float = 0.0) -> tuple[subprocess.Popen[str], int]:

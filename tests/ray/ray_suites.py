@@ -1,4 +1,4 @@
-"""Helpers of the Ray tests: a suite of one-round text cases and a record comparison."""
+"""Helpers of the Ray tests: the timing fields and a record comparison (the suite: text_suite.py)."""
 
 from __future__ import annotations
 
@@ -14,30 +14,6 @@ TIMING_FIELDS = {
     ("trace", "calls", "*", "duration_ms"),
 }
 """The record fields that measure time: the only ones two backends may disagree on."""
-
-
-def write_text_suite(root: Path, n: int, name: str = "oneround") -> Path:
-    """``n`` cases that each expect a plain-text answer containing 'done' (one request per case)."""
-    folder = root / name
-    (folder / "tools").mkdir(parents=True)
-    (folder / "suite.yaml").write_text(f"name: {name}\ndescription: one-round cases\n")
-    tool = {
-        "name": "echo",
-        "description": "Echo a text.",
-        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-    }
-    (folder / "tools" / "echo.json").write_text(json.dumps(tool))
-    with (folder / "cases.jsonl").open("w") as handle:
-        for i in range(n):
-            case = {
-                "id": f"c{i:04d}",
-                "category": "answer",
-                "instruction": f"Say hello number {i}.",
-                "expected": [],
-                "expected_answer": {"contains": ["done"]},
-            }
-            handle.write(json.dumps(case) + "\n")
-    return folder
 
 
 def record_lines(run_dir: Path) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from protocol_server import ProtocolServer, Turn
-from ray_suites import write_text_suite
+from text_suite import write_text_suite
 
 from callbench.harness.backends.ray_backend import WORKERS_ENV
 from callbench.harness.config import RunConfig

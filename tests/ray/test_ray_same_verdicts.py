@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from protocol_server import ProtocolServer, Turn
-from ray_suites import TIMING_FIELDS, differences, record_lines, write_text_suite
+from ray_suites import TIMING_FIELDS, differences, record_lines
+from text_suite import write_text_suite
 
 from callbench.harness.config import RunConfig
 from callbench.harness.engine import run_async

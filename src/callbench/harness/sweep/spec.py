@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, cast
 
 from callbench.catalog import catalog
 from callbench.errors import UserError
-from callbench.harness.config import FLAGS, OptionError, ProgressMode, RunConfig
+from callbench.harness.config import FLAGS, EngineLimits, OptionError, ProgressMode, RunConfig
 from callbench.harness.modes import AGENT_UNDER_TEST, HARNESS_MODES, HarnessMode
+from callbench.harness.rundir import OVERRIDABLE_FIELDS
 from callbench.harness.sweep.located import Located, Path_, field_name, load_located
 from callbench.providers.agent_under_test import parse_agent
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
@@ -30,39 +31,15 @@ from callbench.types.hashing import sha256_of
 from callbench.types.messages import GenerationSettings
 from callbench.types.names import did_you_mean
 
-RUN_OPTIONS = (
-    "limit",
-    "case_ids",
-    "k",
-    "executor",
-    "suite_options",
-    "data",
-    "registry",
-    "concurrency",
-    "delay_s",
-    "rpm",
-    "tpm",
-    "max_connections",
-    "max_retries",
-    "max_retry_time_s",
-    "request_timeout_s",
-    "cache",
-    "price_table",
+PACING_OPTIONS = tuple(
+    name
+    for name in OVERRIDABLE_FIELDS
+    if name in {f.name for f in fields(EngineLimits)} and name != "cache_path"
 )
+"""Options that change how hard the endpoint is pushed, never a verdict (the engine limits a resumed run
+may change, but the cache's location): a resumed sweep may change them."""
+RUN_OPTIONS = ("limit", "case_ids", "k", "executor", "suite_options", "data", "registry", *PACING_OPTIONS)
 """Run options a sweep file may set for all its cells (``RunConfig`` field names)."""
-PACING_OPTIONS = (
-    "concurrency",
-    "delay_s",
-    "rpm",
-    "tpm",
-    "max_connections",
-    "max_retries",
-    "max_retry_time_s",
-    "request_timeout_s",
-    "cache",
-    "price_table",
-)
-"""Options that change how hard the endpoint is pushed, never a verdict: a resumed sweep may change them."""
 TOP_KEYS = ("name", "out", "models", "suites", "modes", "trials", "settings", "tiers", *RUN_OPTIONS)
 ENTRY_KEYS = ("model", "agent", "label", "settings")
 SETTING_KEYS = tuple(
