@@ -43,3 +43,16 @@ def test_a_tiny_sweep_then_show_and_report(fresh_cli: FreshCli, tmp_path: Path) 
     assert "| oracle | 100.0% n=1 [" in shown.stdout
     report = fresh_cli.run("report", str(out), "-o", "r.html", cwd=tmp_path)
     assert report.returncode == 0 and "2 run(s)" in report.stdout, report.stderr
+
+
+def test_backend_ray_in_an_install_without_the_extra(fresh_cli: FreshCli, tmp_path: Path) -> None:
+    """The fresh venv has callbench without extras: --backend ray says how to get Ray, for run and sweep."""
+    (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
+    hint = "callbench: error: --backend ray needs Ray: pip install 'callbench[ray]'"
+    run = fresh_cli.run("run", "-s", "starter", "-m", "oracle", "--backend", "ray", "-o", "r", cwd=tmp_path)
+    assert_clean_error(run, 2, hint)
+    sweep = fresh_cli.run("sweep", "tiny.yaml", "--backend", "ray", cwd=tmp_path)
+    assert_clean_error(sweep, 2, hint)
+    typo = fresh_cli.run("sweep", "tiny.yaml", "--backend", "rey", cwd=tmp_path)
+    assert_clean_error(typo, 2, "callbench: error: --backend must be one of local, ray (got 'rey')")
+    assert not (tmp_path / "r").exists() and not (tmp_path / "runs").exists()
