@@ -8,13 +8,18 @@ there as it would for a user.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 REPO = Path(__file__).resolve().parents[2]
+READY = ".callbench-fresh-ready"
+"""Written into the venv once its install succeeded: a worker that waited on the lock reuses it."""
 
 
 @dataclass(frozen=True)
@@ -66,4 +71,21 @@ def install_fresh(venv: Path, scratch: Path) -> FreshCli:
         timeout=1200,
     )
     assert install.returncode == 0, f"pip install of the project failed:\n{install.stdout}{install.stderr}"
+    return FreshCli(script=venv / "bin" / "callbench", scratch=scratch)
+
+
+def shared_fresh(shared_root: Path, scratch: Path) -> FreshCli:
+    """The fresh install at ``shared_root/fresh-venv``, built by whichever process gets there first.
+
+    Under pytest-xdist every worker runs session fixtures for itself; the venv (a minute of pip)
+    is built once for the whole run: the first worker builds it under a file lock, the others wait
+    on the lock and reuse it. A failed install leaves no ready mark, so the next worker retries and
+    reports the same failure for its own tests. ``scratch`` stays per worker (tests write
+    ``runs/`` there)."""
+    venv = shared_root / "fresh-venv"
+    with FileLock(str(shared_root / "fresh-venv.lock")):
+        if not (venv / READY).is_file():
+            shutil.rmtree(venv, ignore_errors=True)  # what a failed attempt left
+            install_fresh(venv, scratch)
+            (venv / READY).write_text("ok\n", encoding="utf-8")
     return FreshCli(script=venv / "bin" / "callbench", scratch=scratch)
