@@ -10,9 +10,39 @@ when several test folders are collected together).
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
-from fresh_cli import FreshCli, install_fresh, shared_fresh
+from fresh_cli import FreshCli, install_fresh, shared_fresh, start_prefetch
+
+_PREFETCH: list[subprocess.Popen[bytes]] = []
+"""The background build this worker started, if it was the first (see ``start_prefetch``)."""
+
+
+def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A worker's base temp is <run>/popen-gwN: its parent is this run's, shared by its workers only."""
+    return tmp_path_factory.getbasetemp().parent
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under xdist, start building the venv as soon as the run is known to need it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if any("fresh_cli" in getattr(item, "fixturenames", ()) for item in session.items):
+        started = start_prefetch(_shared_root(session.config._tmp_path_factory))
+        if started is not None:
+            _PREFETCH.append(started)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Never leave the background build behind (it is bounded by pip's own timeouts)."""
+    for process in _PREFETCH:
+        try:
+            process.wait(timeout=1500)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture(scope="session")
@@ -20,5 +50,4 @@ def fresh_cli(tmp_path_factory: pytest.TempPathFactory) -> FreshCli:
     scratch = tmp_path_factory.mktemp("cli-cwd")
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # not distributed: this session's own temp folder
         return install_fresh(tmp_path_factory.mktemp("fresh-venv"), scratch)
-    # A worker's base temp is <run>/popen-gwN: its parent is this run's, shared by its workers only.
-    return shared_fresh(tmp_path_factory.getbasetemp().parent, scratch)
+    return shared_fresh(_shared_root(tmp_path_factory), scratch)

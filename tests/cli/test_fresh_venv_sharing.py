@@ -7,12 +7,13 @@ ready mark and the retry after a failure are the real ones.
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import time
 from pathlib import Path
 
 import fresh_cli
 import pytest
-from fresh_cli import READY, FreshCli, shared_fresh
+from fresh_cli import READY, FreshCli, shared_fresh, start_prefetch
 
 
 def _slow_build(venv: Path, scratch: Path) -> FreshCli:
@@ -72,3 +73,15 @@ def test_a_failed_build_is_retried_by_the_next_worker(
     assert not (tmp_path / "fresh-venv" / "half-installed").exists()  # the failed attempt was cleared
     assert (tmp_path / "builds.log").read_text().splitlines() == [str(tmp_path / "fresh-venv")]
     assert attempts == [tmp_path / "fresh-venv"]
+
+
+def test_only_the_first_worker_starts_the_background_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "executable", "/bin/true")  # the process starts, and builds nothing
+    first = start_prefetch(tmp_path)
+    assert first is not None
+    assert first.wait(timeout=30) == 0
+    assert first.args == ["/bin/true", fresh_cli.__file__, str(tmp_path)]
+    assert start_prefetch(tmp_path) is None  # the second worker: already started
+    assert (tmp_path / "fresh-venv.started").is_file() and (tmp_path / "fresh-venv.log").is_file()

@@ -89,3 +89,27 @@ def shared_fresh(shared_root: Path, scratch: Path) -> FreshCli:
             install_fresh(venv, scratch)
             (venv / READY).write_text("ok\n", encoding="utf-8")
     return FreshCli(script=venv / "bin" / "callbench", scratch=scratch)
+
+
+def start_prefetch(shared_root: Path) -> subprocess.Popen[bytes] | None:
+    """Start building ``shared_root/fresh-venv`` in a background process, once per test run.
+
+    Called by every xdist worker when its collection holds a test that uses the fixture: the first
+    one to create the ``started`` mark starts ``python fresh_cli.py SHARED_ROOT`` (which takes the
+    lock and builds), the others return None. The workers meanwhile run other tests; the fixture
+    then waits on the lock instead of a worker idling a minute behind another. pip's output goes to
+    ``fresh-venv.log``; a failed prefetch leaves no ready mark, so the fixture builds and reports."""
+    try:
+        (shared_root / "fresh-venv.started").open("x").close()
+    except FileExistsError:
+        return None
+    log = (shared_root / "fresh-venv.log").open("wb")
+    with log:
+        return subprocess.Popen(
+            [sys.executable, __file__, str(shared_root)], stdout=log, stderr=subprocess.STDOUT
+        )
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1])
+    shared_fresh(root, root / "prefetch-scratch")
