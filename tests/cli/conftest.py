@@ -35,6 +35,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             _PREFETCH.append(started)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist, the files that use the venv come last (``scripts/test.sh`` passes
+    ``--no-loadscope-reorder``, so files are handed out in this order): by the time a worker reaches
+    them the background build is done, instead of every worker starting by waiting a minute for it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    late = {item.nodeid.split("::")[0] for item in items if "fresh_cli" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] in late)  # stable: otherwise as collected
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Never leave the background build behind (it is bounded by pip's own timeouts)."""
     for process in _PREFETCH:
