@@ -5,6 +5,11 @@
 # print pip's resolver complaints about them),
 # then the static checks (scripts/check.sh: ruff, mypy, import contracts and cycles) and the whole test
 # suite. Extra arguments go to pytest.
+# The suite runs in parallel (pytest-xdist): one worker per core unless CALLBENCH_TEST_WORKERS says
+# otherwise (0 runs it serially in this process). Whole files go to one worker (--dist loadfile), so a
+# module's shared fixtures and caches are built once, as in a serial run; they are handed out in
+# collection order (--no-loadscope-reorder), where the tests of the fresh-venv fixture come last
+# (tests/cli/conftest.py) so that its background build is done when they start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # bfcl-eval (installed by a setup step without its dependencies) makes every later pip install list
@@ -20,7 +25,8 @@ for step in .ci/setup.d/*.sh; do
 done
 bash scripts/check.sh
 set +e
-python -m pytest -p no:cacheprovider "$@"
+python -m pytest -p no:cacheprovider -n "${CALLBENCH_TEST_WORKERS:-auto}" --dist loadfile \
+  --no-loadscope-reorder "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -3,18 +3,28 @@
 * A fresh catalog per test: plugins, suites and providers a test registers never leak into the next.
 * No network but the loopback: tests talk to local protocol servers on 127.0.0.1 only. A connection
   anywhere else fails at once with a message naming the address (never a hang, never a real service).
+* The response cache's default location is this process's own temporary folder
+  (``CALLBENCH_CACHE_DIR``): tests never write ``~/.cache/callbench``, and two xdist workers never
+  share one SQLite file. Tests that need a cache of their own still set the variable themselves.
+* Under pytest-xdist (``scripts/test.sh`` runs the suite on every core), the controller adds up the
+  workers' metamorphic tallies and prints them, as a serial run does (``tests/scoring/conftest.py``).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import sys
+from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from callbench.catalog import reset_catalog
+from callbench.providers.cache import CACHE_DIR_ENV
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
@@ -71,9 +81,47 @@ def pytest_configure(config: pytest.Config) -> None:
     socket.getaddrinfo = _getaddrinfo
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_response_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The default response cache of this process (of each worker under xdist), not the user's."""
+    before = os.environ.get(CACHE_DIR_ENV)
+    os.environ[CACHE_DIR_ENV] = str(tmp_path_factory.mktemp("response-cache"))
+    yield
+    if before is None:
+        os.environ.pop(CACHE_DIR_ENV, None)
+    else:
+        os.environ[CACHE_DIR_ENV] = before
+
+
 @pytest.fixture(autouse=True)
 def fresh_catalog() -> Iterator[None]:
     """Each test starts and ends with a catalog built from the installed entry points alone."""
     reset_catalog()
     yield
     reset_catalog()
+
+
+_WORKER_TALLY: dict[str, Counter[str]] = {}
+"""The metamorphic tallies of the xdist workers, added up (empty in a serial run)."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist, in the controller: a worker finished; keep its metamorphic tally."""
+    tally = getattr(node, "workeroutput", {}).get("metamorphic_tally", {})
+    for name, counts in tally.items():
+        _WORKER_TALLY.setdefault(name, Counter()).update(counts)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The workers' metamorphic tally, formatted by ``tests/scoring/metamorphic.py`` as in a serial run."""
+    if not _WORKER_TALLY:
+        return
+    sys.path.insert(0, str(Path(__file__).parent / "scoring"))
+    import metamorphic
+
+    metamorphic.TALLY.clear()
+    metamorphic.TALLY.update(_WORKER_TALLY)
+    terminalreporter.section("metamorphic relations (cases applied / held)")
+    for line in metamorphic.report_lines():
+        terminalreporter.write_line(line)

@@ -76,6 +76,7 @@ def test_filters_change_visible_rows_and_panel_shows_rounds(report, browser):
             "rounds"
         ]
     )
+    panel.locator("[data-testid=round-card]").first.wait_for()  # drawn once its record is inflated
     assert panel.locator("[data-testid=round-card]").count() == expected_rounds
     assert panel.locator(".badge.warn").count() >= 1  # the closing round has no tool call
     assert panel.locator("[data-testid=arg-diff]").count() == 1
