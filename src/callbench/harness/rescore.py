@@ -10,14 +10,13 @@ from callbench.errors import UserError
 from callbench.harness.engine import score_case
 from callbench.harness.rundir import build_scorers
 from callbench.harness.runfolder import (
-    latest_records,
     read_header,
     read_records,
     rewrite_records,
     set_aside_torn_tail,
     write_summary,
 )
-from callbench.harness.summary import build_summary
+from callbench.harness.summary_stream import stream_summary
 from callbench.suites.resolve import load_suite
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Summary
@@ -47,7 +46,7 @@ def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None 
     updated = asyncio.run(_rescore_all(records, suites))  # one event loop for every record
     rewrite_records(run_dir, updated)
     scorers = {name: s for _, _, table in suites.values() for name, s in table.items()}
-    summary = build_summary(header, latest_records(updated), scorers)
+    summary = stream_summary(run_dir, header, scorers)  # the engine's own summary, from the rewritten file
     write_summary(run_dir, summary)
     return summary
 

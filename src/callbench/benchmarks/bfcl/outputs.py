@@ -33,7 +33,7 @@ from callbench.benchmarks.bfcl.options import Check
 from callbench.benchmarks.bfcl.results import EntryVerdict, FileScore
 from callbench.benchmarks.bfcl.verdicts import to_verdict
 from callbench.harness.runfolder import RECORDS_FILE, write_header, write_summary
-from callbench.harness.summary import build_summary
+from callbench.harness.summary_stream import stream_summary
 from callbench.types.records import CaseRecord, ErrorInfo, RunHeader
 from callbench.types.trace import RoundInfo, Trace, TraceCall, Usage
 from callbench.types.version import __version__
@@ -103,7 +103,7 @@ def write_runs(report: dict[str, Any], out: Path, result_dir: Path, data: Path |
         write_header(run_dir, header)
         with (run_dir / RECORDS_FILE).open("w", encoding="utf-8") as handle:
             handle.writelines(record.model_dump_json() + "\n" for record in records)
-        write_summary(run_dir, build_summary(header, records, {"bfcl": _Aggregate(settings)}))
+        write_summary(run_dir, stream_summary(run_dir, header, {"bfcl": _Aggregate(settings)}))
         written.append(run_dir)
     return written
 
