@@ -13,6 +13,10 @@ from callbench.harness.backends import RAY_MISSING
 CLI = "import sys; from callbench.cli.main import main; {prelude}; sys.exit(main(sys.argv[1:]))"
 
 
+RAY_RUN = ("run", "-s", "starter", "-m", "oracle", "--backend", "ray")
+"""The command every test here starts from: a starter run on the Ray backend."""
+
+
 def cli(*args: str, prelude: str = "pass") -> subprocess.CompletedProcess[str]:
     code = CLI.format(prelude=prelude)
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60)
@@ -25,13 +29,7 @@ def lines(done: subprocess.CompletedProcess[str]) -> list[str]:
 def test_backend_ray_without_ray_says_how_to_install_it(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = cli(
-        "run",
-        "-s",
-        "starter",
-        "-m",
-        "oracle",
-        "--backend",
-        "ray",
+        *RAY_RUN,
         "--out",
         str(out),
         prelude="sys.modules['ray'] = None",  # import ray now fails as if it were not installed
@@ -45,13 +43,7 @@ def test_unreachable_ray_address_is_one_line_within_seconds(tmp_path: Path) -> N
     out = tmp_path / "run"
     started = time.monotonic()
     done = cli(
-        "run",
-        "-s",
-        "starter",
-        "-m",
-        "oracle",
-        "--backend",
-        "ray",
+        *RAY_RUN,
         "--ray-address",
         "127.0.0.1:1",
         "--out",
@@ -91,13 +83,7 @@ def test_watch_and_agent_stay_on_the_local_backend(tmp_path: Path) -> None:
 
 def test_ray_address_auto_without_a_cluster_is_one_line(tmp_path: Path) -> None:
     done = cli(
-        "run",
-        "-s",
-        "starter",
-        "-m",
-        "oracle",
-        "--backend",
-        "ray",
+        *RAY_RUN,
         "--ray-address",
         "auto",
         "--out",

@@ -6,6 +6,7 @@ See docs/providers.md, "Case time limit".
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -119,3 +120,22 @@ class CaseClock:
             f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "
             "were spent waiting on the endpoint, which is never charged to the model"
         )
+
+
+class Pacer:
+    """Spaces case starts by at least ``delay_s`` (for endpoints that must not be hammered): the engine's
+    workers share one, and so do the cases of one Ray worker."""
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+        self.next_start = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if self.delay_s <= 0:
+            return
+        async with self.lock:
+            now = time.monotonic()
+            if now < self.next_start:
+                await asyncio.sleep(self.next_start - now)
+            self.next_start = time.monotonic() + self.delay_s

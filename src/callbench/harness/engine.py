@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor, ExecutorSession
-from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError
+from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError, Pacer
 from callbench.harness.config import RunConfig
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
@@ -218,7 +218,7 @@ async def _run_jobs(
     jobs: Iterator[Job], total: int, player: Player, policy: ModePolicy, config: RunConfig, sink: RecordSink
 ) -> None:
     """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
-    pacing = _Pacer(config.delay_s)
+    pacing = Pacer(config.delay_s)
     pending = iter(jobs)
 
     async def worker() -> None:
@@ -237,24 +237,6 @@ async def _run_jobs(
                 group.create_task(worker())
     except* FatalProviderError as eg:
         raise eg.exceptions[0] from None
-
-
-class _Pacer:
-    """Spaces case starts by at least ``delay_s`` (for endpoints that must not be hammered)."""
-
-    def __init__(self, delay_s: float) -> None:
-        self.delay_s = delay_s
-        self.next_start = 0.0
-        self.lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        if self.delay_s <= 0:
-            return
-        async with self.lock:
-            now = time.monotonic()
-            if now < self.next_start:
-                await asyncio.sleep(self.next_start - now)
-            self.next_start = time.monotonic() + self.delay_s
 
 
 async def play_case(

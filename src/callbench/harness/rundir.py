@@ -71,11 +71,19 @@ class Prepared:
         return list(self.executors.values())
 
     def executor_for(self, suite: Suite, case: Case, override: str | Executor | None) -> Executor:
-        target = override or suite.executor_name(case)
-        key = target if isinstance(target, str) else f"{suite.name}:{id(target)}"
-        if key not in self.executors:
-            self.executors[key] = resolve_executor(target)
-        return self.executors[key]
+        return shared_executor(self.executors, suite, case, override)
+
+
+def shared_executor(
+    executors: dict[str, Executor], suite: Suite, case: Case, override: str | Executor | None
+) -> Executor:
+    """The executor ``case`` runs on (``override`` or the suite's choice), made once per name and kept
+    in ``executors`` (the run closes them when it ends)."""
+    target = override or suite.executor_name(case)
+    key = target if isinstance(target, str) else f"{suite.name}:{id(target)}"
+    if key not in executors:
+        executors[key] = resolve_executor(target)
+    return executors[key]
 
 
 def load_suites(config: RunConfig) -> list[Suite]:

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from callbench.catalog import catalog
-from callbench.executors.base import Executor, resolve_executor
+from callbench.executors.base import Executor
+from callbench.harness.clock import Pacer
 from callbench.harness.config import RunConfig
-from callbench.harness.rundir import build_run_model, build_scorers, load_suites
+from callbench.harness.rundir import build_run_model, build_scorers, load_suites, shared_executor
 from callbench.providers.limits import set_limiter_factory
 from callbench.providers.model import Model
 from callbench.suites.suite import Suite
@@ -63,11 +63,7 @@ class WorkerState:
         return cls(config, model, cases, scorers, {}, asyncio.Semaphore(config.concurrency))
 
     def executor_for(self, suite: Suite, case: Case) -> Executor:
-        target = self.config.executor or suite.executor_name(case)
-        key = target if isinstance(target, str) else f"{suite.name}:{id(target)}"
-        if key not in self.executors:
-            self.executors[key] = resolve_executor(target)
-        return self.executors[key]
+        return shared_executor(self.executors, suite, case, self.config.executor)
 
     def counter_delta(self) -> dict[str, int]:
         now = Counter(self.model.counters)
@@ -84,7 +80,7 @@ class CaseWorker:
         self.config, self.play, self.broker, self.name = config, play, broker, name
         self.state: WorkerState | None = None
         self.ready = asyncio.Lock()
-        self.next_start = 0.0
+        self.pacing = Pacer(config.delay_s)
 
     async def _state(self) -> WorkerState:
         async with self.ready:  # built on the actor's own loop, once
@@ -107,12 +103,6 @@ class CaseWorker:
         """The worker's process id (tests kill it)."""
         return os.getpid()
 
-    async def _pace(self) -> None:
-        if self.config.delay_s > 0:  # one loop: reading and setting next_start cannot interleave
-            start = max(time.monotonic(), self.next_start)
-            self.next_start = start + self.config.delay_s
-            await asyncio.sleep(start - time.monotonic())
-
     async def run_batch(self, batch: list[JobId]) -> BatchResult:
         """Play every (case, trial) of ``batch``; infrastructure failures are error records as ever."""
         state = await self._state()
@@ -121,7 +111,7 @@ class CaseWorker:
             suite_name, key, trial = job_id
             suite, case = state.cases[(suite_name, key)]
             async with state.gate:
-                await self._pace()
+                await self.pacing.wait()
                 executor = state.executor_for(suite, case)
                 return await self.play(
                     suite, case, trial, state.scorers[suite_name], executor, state.model, self.config
