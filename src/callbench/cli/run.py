@@ -184,6 +184,49 @@ def run(
             "(uses the default temperature; such replies are not cached).",
         ),
     ] = None,
+    tool_choice: Annotated[
+        str,
+        typer.Option(
+            "--tool-choice",
+            help="auto, required, none, or a tool name to force (sent as the API's tool_choice).",
+        ),
+    ] = "auto",
+    parallel_tool_calls: Annotated[
+        str,
+        typer.Option(
+            "--parallel-tool-calls", help="on or off: whether the model may make several calls in one answer."
+        ),
+    ] = "on",
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream",
+            help="Stream answers (tool-call deltas assembled, time to first token recorded), as deployed.",
+        ),
+    ] = False,
+    case_timeout: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--case-timeout",
+            help="Case time limit in seconds for every case (replacing their own), or SUITE=SECONDS for "
+            "one suite (repeatable). For slow local servers.",
+        ),
+    ] = None,
+    recover_text_calls: Annotated[
+        bool,
+        typer.Option(
+            "--recover-text-calls",
+            help="Score calls a server left in the answer text (its tool-call parser failed) as calls, "
+            "recorded as recovered; such runs are never pooled with native ones.",
+        ),
+    ] = False,
+    preflight: Annotated[
+        bool,
+        typer.Option(
+            "--preflight",
+            help="Check the endpoint (callbench doctor) before any case runs; the table goes in run.json.",
+        ),
+    ] = False,
     progress: Annotated[str, typer.Option("--progress", help="auto, rich, plain or quiet.")] = "auto",
     watch: Annotated[
         bool, typer.Option("--watch", help="Print every round as it happens (use with --case).")
@@ -199,9 +242,10 @@ def run(
                 raise ConfigError(f"--out {out} and --resume {resume} name different run folders; give one")
             config = resume_config(
                 resume,
-                generation=_pick(given, GENERATION_FLAGS, values),
+                generation=_generation_overrides(given, values),
                 progress=progress,
                 watch=watch,
+                preflight=preflight,
                 **_resume_overrides(given, values),
             )
         else:
@@ -244,6 +288,8 @@ RESUME_FIELDS = {
     "max_retries": "max_retries",
     "max_retry_time": "max_retry_time_s",
     "price_table": "price_table",
+    "case_timeout": "case_timeouts",
+    "recover_text_calls": "recover_text_calls",
 }
 GENERATION_FLAGS = {
     "temperature": "temperature",
@@ -251,6 +297,9 @@ GENERATION_FLAGS = {
     "seed": "seed",
     "reasoning_effort": "reasoning_effort",
     "thinking_budget": "thinking_budget",
+    "tool_choice": "tool_choice",
+    "parallel_tool_calls": "parallel_tool_calls",
+    "stream": "stream",
 }
 """Command-line parameter -> ``GenerationSettings`` field."""
 
@@ -276,6 +325,46 @@ def _resume_overrides(given: set[str], values: dict[str, Any]) -> dict[str, Any]
         out["suite_options"] = parse_options(out["suite_options"])
     if "cache" in out:
         out["cache"] = not out["cache"]
+    if "case_timeouts" in out:
+        out["case_timeouts"] = parse_case_timeouts(out["case_timeouts"])
+    return out
+
+
+def _generation_overrides(given: set[str], values: dict[str, Any]) -> dict[str, Any]:
+    out = _pick(given, GENERATION_FLAGS, values)
+    if "parallel_tool_calls" in out:
+        out["parallel_tool_calls"] = parse_on_off(out["parallel_tool_calls"], "--parallel-tool-calls")
+    return out
+
+
+def parse_on_off(value: str, flag: str) -> bool:
+    """``on``/``off`` (also ``true``/``false``, ``1``/``0``) as a bool; anything else is one line."""
+    text = value.strip().lower()
+    if text in ("on", "true", "1", "yes"):
+        return True
+    if text in ("off", "false", "0", "no"):
+        return False
+    raise ConfigError(f"{flag} must be on or off (got {value!r})")
+
+
+def parse_case_timeouts(items: list[str] | None) -> dict[str, float]:
+    """``--case-timeout`` values (``SECONDS`` or ``SUITE=SECONDS``) as ``{suite or "*": seconds}``."""
+    out: dict[str, float] = {}
+    for item in items or []:
+        suite, sep, seconds = item.rpartition("=")
+        key = suite.strip() if sep else "*"
+        if sep and not key:
+            raise ConfigError(f"--case-timeout expects SECONDS or SUITE=SECONDS, got {item!r}")
+        try:
+            value = float(seconds)
+        except ValueError:
+            raise ConfigError(
+                f"--case-timeout expects SECONDS or SUITE=SECONDS, got {item!r}: {seconds.strip()!r} is not "
+                "a number"
+            ) from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise ConfigError(f"--case-timeout must be a positive number of seconds (got {item!r})")
+        out[key] = value
     return out
 
 
@@ -314,6 +403,12 @@ def _fresh_config(
     seed: int | None,
     reasoning_effort: str | None,
     thinking_budget: int | None,
+    tool_choice: str,
+    parallel_tool_calls: str,
+    stream: bool,
+    case_timeout: list[str] | None,
+    recover_text_calls: bool,
+    preflight: bool,
     progress: str,
     watch: bool,
     **_: Any,
@@ -340,6 +435,9 @@ def _fresh_config(
         seed=seed,
         reasoning_effort=reasoning_effort,
         thinking_budget=thinking_budget,
+        tool_choice=tool_choice,
+        parallel_tool_calls=parse_on_off(parallel_tool_calls, "--parallel-tool-calls"),
+        stream=stream,
         timeout_s=request_timeout,
     )
     # No --suite: RunConfig's empty suites mean the default suite, looked up when the run starts.
@@ -353,8 +451,12 @@ def _fresh_config(
         data=data,
         registry=registry,
         tools=tools,
+        case_timeouts=parse_case_timeouts(case_timeout),
+        recover_text_calls=recover_text_calls,
     )
-    output = Output(out_dir=out, progress=cast(ProgressMode, progress), watch=watch)  # checked by Output
+    output = Output(
+        out_dir=out, progress=cast(ProgressMode, progress), watch=watch, preflight=preflight
+    )  # checked by Output
     return RunConfig.from_groups(
         tuple(suite or ()),
         model,

@@ -65,6 +65,9 @@ FLAGS = {
     "data": "--data",
     "registry": "--registry",
     "tools": "--tools",
+    "case_timeouts": "--case-timeout",
+    "recover_text_calls": "--recover-text-calls",
+    "preflight": "--preflight",
     "concurrency": "--concurrency",
     "delay_s": "--delay",
     "rpm": "--rpm",
@@ -93,6 +96,9 @@ FLAGS = {
     "reasoning_effort": "--reasoning-effort",
     "thinking_budget": "--thinking-budget",
     "timeout_s": "--request-timeout",
+    "tool_choice": "--tool-choice",
+    "parallel_tool_calls": "--parallel-tool-calls",
+    "stream": "--stream",
 }
 """The CLI flag of each option (and of each generation setting), named in error messages."""
 
@@ -228,9 +234,18 @@ class Selection:
     tools: str | None = None
     """A live MCP server as the tool source of suites given as a path (``--tools mcp:stdio:CMD ARGS``
     or ``mcp:http://HOST/PATH``): its listed tools are the registry and calls are forwarded to it."""
+    case_timeouts: Mapping[str, float] = field(default_factory=dict)
+    """Case time limits replacing the cases' own ``timeout_s`` (``--case-timeout``): ``{"*": S}`` for
+    every suite, ``{SUITE: S}`` for one (a suite's entry wins over ``*``). For slow local servers."""
+    recover_text_calls: bool = False
+    """Native mode: score a call the server left in the answer's text (its tool-call parser failed) as
+    a call, recorded as recovered (``--recover-text-calls``). Such runs are never pooled with plain
+    native runs."""
 
     def __post_init__(self) -> None:
         _normalize_strings(self, "case_ids")
+        _set(self, "case_timeouts", _parse_case_timeouts(self))
+        _check_bool(self, "recover_text_calls")
         if self.tools is not None and not (isinstance(self.tools, str) and self.tools.startswith("mcp:")):
             _reject(
                 self,
@@ -253,6 +268,23 @@ class Selection:
         _set(self, "suite_options", dict(self.suite_options))
         _normalize_path(self, "data")
         _normalize_path(self, "registry")
+
+
+def _parse_case_timeouts(selection: Selection) -> dict[str, float]:
+    """``case_timeouts`` as ``{suite or "*": positive seconds}``; a bare number means every suite."""
+    value: Any = selection.case_timeouts
+    if _is_number(value):
+        value = {"*": value}
+    if not isinstance(value, Mapping) or not all(
+        isinstance(key, str) and key and _is_number(seconds) and seconds > 0 for key, seconds in value.items()
+    ):
+        _reject(selection, "case_timeouts", "positive seconds, or SUITE=SECONDS")
+    return {key: float(seconds) for key, seconds in value.items()}
+
+
+def case_time_limit(case_timeouts: Mapping[str, float], suite: str, own: float) -> float:
+    """The time limit of a case of ``suite`` whose own limit is ``own``, under ``--case-timeout``."""
+    return case_timeouts.get(suite, case_timeouts.get("*", own))
 
 
 def _parse_k(selection: Selection) -> int | str | None:
@@ -358,9 +390,13 @@ class Output:
     terminal, plain otherwise); anything but ``quiet`` also mirrors the cases in flight to ``live.json``."""
     watch: bool = False
     """Print every round of every case as it happens (meant for a single case)."""
+    preflight: bool = False
+    """Check the endpoint's conformance (``callbench doctor``) before any case runs; the table is kept
+    in ``run.json`` (``--preflight``)."""
 
     def __post_init__(self) -> None:
         _normalize_path(self, "out_dir")
+        _check_bool(self, "preflight")
         _normalize_path(self, "runs_root", optional=False)
         _check_bool(self, "resume")
         if self.progress not in PROGRESS_MODES:
@@ -405,6 +441,16 @@ def check_generation(settings: GenerationSettings) -> GenerationSettings:
     if settings.reasoning_effort is not None and settings.reasoning_effort not in REASONING_EFFORTS:
         _reject(settings, "reasoning_effort", "one of " + ", ".join(REASONING_EFFORTS), optional=True)
     _check_int(settings, "thinking_budget", 1, optional=True)
+    if settings.thinking_budget is not None and settings.thinking_budget >= settings.max_tokens:
+        # Anthropic refuses such a request (the answer must fit after the thinking): say so before
+        # the run, not as a stopped run.
+        _reject(
+            settings,
+            "thinking_budget",
+            f"below --max-tokens ({settings.max_tokens}): the thinking budget is part of max tokens",
+        )
+    if not isinstance(settings.tool_choice, str) or not settings.tool_choice.strip():
+        _reject(settings, "tool_choice", "auto, required, none or a tool name")
     _check_number(settings, "timeout_s", positive=True)
     return settings
 
@@ -461,6 +507,8 @@ class RunConfig:
     case_ids: tuple[str, ...] = ()
     limit: int | None = None
     trials: int = 1
+    case_timeouts: dict[str, float] = field(default_factory=dict)
+    recover_text_calls: bool = False
     # Output
     out_dir: Path | None = None
     runs_root: Path = Path("runs")
@@ -484,6 +532,7 @@ class RunConfig:
     # Output, display only (not recorded)
     progress: ProgressMode = "quiet"
     watch: bool = False
+    preflight: bool = False
 
     def __post_init__(self) -> None:
         _set(self, "suites", _refs(self.suites, (str, Suite), "suite", "a suite spec or a Suite object"))
@@ -603,7 +652,7 @@ def _refs(
 
 
 PATH_FIELDS = ("data", "registry", "out_dir", "runs_root", "cache_path", "price_table")
-DISPLAY_FIELDS = ("progress", "watch", "resume", "backend", "ray_address", "ray_workers")
+DISPLAY_FIELDS = ("progress", "watch", "resume", "backend", "ray_address", "ray_workers", "preflight")
 """Left out of ``run.json``'s config: how a run is shown or where it executes, never what it measures."""
 OBJECT_FIELDS = ("suites", "model", "tiers", "executor")
 """Fields that may hold Python objects; ``run.json`` records each object as :data:`OBJECT_SPEC`."""

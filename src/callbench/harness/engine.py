@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from callbench.errors import FatalProviderError, ProviderError, ToolBug
 from callbench.executors.base import Executor, ExecutorSession
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError, Pacer
-from callbench.harness.config import RunConfig
+from callbench.harness.config import RunConfig, case_time_limit
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy
 from callbench.harness.observer import Observers
@@ -193,7 +193,17 @@ def count_jobs(prepared: Prepared, config: RunConfig) -> int:
 def _jobs(prepared: Prepared, config: RunConfig) -> Iterator[Job]:
     for suite, case, trial in _selected(prepared, config):
         executor = prepared.executor_for(suite, case, config.executor)
-        yield Job(suite, case, trial, prepared.scorers[suite.name], executor)
+        yield Job(
+            suite, with_time_limit(case, suite.name, config), trial, prepared.scorers[suite.name], executor
+        )
+
+
+def with_time_limit(case: Case, suite: str, config: RunConfig) -> Case:
+    """``case`` with the time limit ``--case-timeout`` gives it (the case itself when none applies)."""
+    if not config.case_timeouts:
+        return case
+    limit = case_time_limit(config.case_timeouts, suite, case.timeout_s)
+    return case if limit == case.timeout_s else case.model_copy(update={"timeout_s": limit})
 
 
 @dataclass
@@ -249,7 +259,7 @@ async def play_case(
     config: RunConfig,
 ) -> CaseRecord:
     """One (case, trial) played by ``model`` and scored, without observers: what a remote worker runs."""
-    job = Job(suite, case, trial, scorers, executor)
+    job = Job(suite, with_time_limit(case, suite.name, config), trial, scorers, executor)
     return await run_job(job, model, ModePolicy(config.harness_mode), config, Observers())
 
 

@@ -107,6 +107,12 @@ def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
     info.cached = turn.cached
     info.model = turn.model
     info.finish_reason = turn.finish_reason
+    info.raw_text = turn.raw_text
+    info.reasoning = turn.reasoning
+    info.text_call_format = turn.text_call_format
+    info.ttft_ms = turn.ttft_ms
+    recovered = sum(c.recovered_from is not None for c in turn.tool_calls)
+    info.recovered_calls = recovered or None
     if turn.usage:
         trace.usage = trace.usage + turn.usage
     trace.final_text = turn.text

@@ -321,6 +321,8 @@ VERDICT_FIELDS = (
     "executor",
     "suite_options",
     "tools",
+    "case_timeouts",
+    "recover_text_calls",
 )
 """Recorded options a resumed run must keep: they change verdicts (so do the generation settings)."""
 OVERRIDABLE_FIELDS = (

@@ -80,6 +80,18 @@ class RoundInfo(BaseModel):
     cached: bool = False
     model: str | None = None
     finish_reason: str | None = None
+    raw_text: str | None = Field(default=None, exclude_if=_absent)
+    """The model's text exactly as received, when a parser took calls out of it (prompt mode,
+    ``--recover-text-calls``); ``text`` is what was left."""
+    reasoning: str | None = Field(default=None, exclude_if=_absent)
+    """The round's reasoning text, where the API returns it (tokens are in ``usage``)."""
+    text_call_format: str | None = Field(default=None, exclude_if=_absent)
+    """Native mode: the answer had no structured calls but its text holds a call in this
+    serialisation: the server's tool-call parser probably failed (reason ``serving_parse_suspected``)."""
+    recovered_calls: int | None = Field(default=None, exclude_if=_absent)
+    """``--recover-text-calls``: how many of the round's calls were read from its text."""
+    ttft_ms: float | None = Field(default=None, exclude_if=_absent)
+    """Streamed requests: milliseconds to the first byte of the answer."""
     nudge: str | None = None
     """A harness message added after this round (oracle-assisted step reminder)."""
     reconstructed: bool | None = Field(default=None, exclude_if=_absent)
