@@ -145,6 +145,8 @@ class RunOptions(TypedDict, total=False):
     data: str | Path | None
     registry: str | Path | None
     tools: str | None
+    case_timeouts: Mapping[str, float]
+    recover_text_calls: bool
     concurrency: int
     delay_s: float
     rpm: float | None
@@ -164,6 +166,7 @@ class RunOptions(TypedDict, total=False):
     resume: bool
     progress: ProgressMode
     watch: bool
+    preflight: bool
 
 
 async def run_async(

@@ -38,12 +38,23 @@ PACING_OPTIONS = tuple(
 )
 """Options that change how hard the endpoint is pushed, never a verdict (the engine limits a resumed run
 may change, but the cache's location): a resumed sweep may change them."""
-RUN_OPTIONS = ("limit", "case_ids", "k", "executor", "suite_options", "data", "registry", *PACING_OPTIONS)
+RUN_OPTIONS = (
+    "limit",
+    "case_ids",
+    "k",
+    "executor",
+    "suite_options",
+    "data",
+    "registry",
+    "case_timeouts",
+    "recover_text_calls",
+    *PACING_OPTIONS,
+)
 """Run options a sweep file may set for all its cells (``RunConfig`` field names)."""
 TOP_KEYS = ("name", "out", "models", "suites", "modes", "trials", "settings", "tiers", *RUN_OPTIONS)
 ENTRY_KEYS = ("model", "agent", "label", "settings")
 SETTING_KEYS = tuple(
-    name for name in GenerationSettings.model_fields if name not in ("stream", "provider_fallback")
+    name for name in GenerationSettings.model_fields if name != "provider_fallback"
 )
 DEFAULT_MODES: tuple[HarnessMode, ...] = ("production-parity",)
 CELLS_FOLDER = "cells"
