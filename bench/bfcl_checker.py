@@ -8,7 +8,7 @@ Prints (medians over --repeat runs):
 * with --agreement: verdict parity over the full ~47k perturbation set (tests/benchmarks/bfcl/perturb.py).
 
 Outputs are oracle answers (first acceptable value per parameter, FC format), so most pass.
-BFCL runs in the venv made by .ci/setup.d/40-bfcl.sh (CALLBENCH_BFCL_VENV overrides its place).
+BFCL runs in the venv made by .ci/background.d/20-bfcl-venv.sh (CALLBENCH_BFCL_VENV overrides its place).
 
 Usage: python bench/bfcl_checker.py [--repeat 3] [--agreement]
 """
@@ -150,7 +150,7 @@ def main() -> None:
     parser.add_argument("--agreement", action="store_true")
     args = parser.parse_args()
     if not (VENV / "bin" / "python").is_file():
-        sys.exit(f"BFCL venv missing at {VENV}; run .ci/setup.d/40-bfcl.sh")
+        sys.exit(f"BFCL venv missing at {VENV}; run .ci/background.d/20-bfcl-venv.sh")
     folder = data_dir()
     rows = oracle_rows(folder)
     with tempfile.TemporaryDirectory(prefix="bfcl-bench-") as tmp:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install callbench with its test dependencies, run every test-environment setup step
-# (.ci/setup.d/*.sh, in name order: Chromium for the browser test, torch for the hf provider, BFCL last
-# because its data package is installed without its dependencies and any pip install after it would
+# (.ci/background.d/*.sh concurrently with the install: Debian's chromium and git, BFCL's reference
+# venv; then .ci/setup.d/*.sh in name order: Playwright, torch for the hf provider, BFCL's data last
+# because it is installed without its dependencies and any pip install after it would
 # print pip's resolver complaints about them),
 # then the static checks (scripts/check.sh: ruff, mypy, import contracts and cycles) and the whole test
 # suite. Extra arguments go to pytest.
@@ -12,23 +13,59 @@
 # (tests/cli/conftest.py) so that its background build is done when they start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Wall time per phase, printed as a table at the end (also when a phase fails).
+phases=()
+phase_started=$SECONDS
+phase_done() {
+  phases+=("$(printf '%-40s %6d s' "$1" $((SECONDS - phase_started)))")
+  phase_started=$SECONDS
+}
+print_phases() {
+  echo "phase                                      time"
+  printf '%s\n' "${phases[@]}"
+  printf '%-40s %6d s\n' "total" "$SECONDS"
+}
+trap print_phases EXIT
+# Set-up that needs nothing from this environment (Debian packages, BFCL's reference venv) runs in
+# the background while pip installs callbench; it is awaited (and its log shown on failure) before
+# the checks.
+background_log_dir=$(mktemp -d)
+background_pids=()
+for step in .ci/background.d/*.sh; do
+  [ -e "$step" ] || continue
+  bash "$step" >"$background_log_dir/$(basename "$step").log" 2>&1 &
+  background_pids+=("$!:$step")
+done
 # bfcl-eval (installed by a setup step without its dependencies) makes every later pip install list
 # its missing requirements: expected, so filtered (pip's own status still decides, through pipefail).
 python -m pip install -q -e '.[test]' 2>&1 | {
   grep -v -e "^WARNING: Location" -e "dependency resolver does not currently" -e "^bfcl-eval .* requires " || true
 }
+phase_done "pip install -e '.[test]'"
 for step in .ci/setup.d/*.sh; do
   [ -e "$step" ] || continue
-  started=$SECONDS
   bash "$step"
-  echo "setup: $step ($((SECONDS - started)) s)"
+  phase_done "setup: $(basename "$step")"
 done
+for entry in "${background_pids[@]}"; do
+  pid=${entry%%:*}
+  step=${entry#*:}
+  if ! wait "$pid"; then
+    echo "setup: $step failed:" >&2
+    cat "$background_log_dir/$(basename "$step").log" >&2
+    exit 1
+  fi
+done
+phase_done "background set-up (waited for)"
+rm -rf "$background_log_dir"
 bash scripts/check.sh
+phase_done "static checks"
 set +e
 python -m pytest -p no:cacheprovider -n "${CALLBENCH_TEST_WORKERS:-auto}" --dist loadfile \
   --no-loadscope-reorder "$@"
 status=$?
 set -e
+phase_done "pytest"
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: failing" >&2
   exit 1

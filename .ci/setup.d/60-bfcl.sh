@@ -1,43 +1,12 @@
 #!/usr/bin/env bash
-# BFCL support for callbench's tests (idempotent, quiet).
-# 1. bfcl-eval's data files and multi-turn backends in the main environment, WITHOUT its
-#    dependencies (its full install pins numpy 1.26.4 and pulls torch; never downgrade us).
-# 2. A separate venv with bfcl-eval and only the dependencies its checker import chain needs
-#    (no torch, sentence-transformers or faiss), used by tests/benchmarks/bfcl/test_agreement.py and
-#    bench/bfcl_checker.py through a subprocess. Cached under ~/.cache, keyed by version.
+# bfcl-eval's data files and multi-turn backends in the main environment, WITHOUT its dependencies
+# (its full install pins numpy 1.26.4 and pulls torch; never downgrade us). Idempotent and quiet.
+# Its reference-checker venv is built in the background (.ci/background.d/20-bfcl-venv.sh).
 set -euo pipefail
-
-BFCL_VERSION="2026.3.23"
+source "$(dirname "$0")/../bfcl-version.sh"
 PY="${PYTHON:-python}"
-VENV="${CALLBENCH_BFCL_VENV:-$HOME/.cache/callbench-bfcl-venv-$BFCL_VERSION}"
-
-# pip -q still prints index-location warnings; keep real errors (pipefail keeps pip's status).
-# The venv deliberately lacks torch/faiss/sentence-transformers, so pip's resolver notes are expected.
-quiet() {
-  "$@" 2>&1 | { grep -v -e "^WARNING: Location" -e "dependency resolver does not currently" \
-    -e "^bfcl-eval .* requires " || true; }
-}
-
 if ! "$PY" -m pip show -q bfcl-eval >/dev/null 2>&1; then
-  quiet "$PY" -m pip install -q --no-deps "bfcl-eval==$BFCL_VERSION"
+  "$PY" -m pip install -q --no-deps "bfcl-eval==$BFCL_VERSION" 2>&1 | {
+    grep -v -e "^WARNING: Location" -e "dependency resolver does not currently" -e "^bfcl-eval .* requires " || true
+  }
 fi
-
-if [ -f "$VENV/.callbench-ready" ]; then
-  exit 0
-fi
-rm -rf "$VENV"
-"$PY" -m venv "$VENV"
-quiet "$VENV/bin/pip" install -q --no-deps "bfcl-eval==$BFCL_VERSION"
-# The checker imports every model handler, hence the provider SDKs; torch-based memory
-# backends are never imported by single-turn or multi-turn evaluation.
-quiet "$VENV/bin/pip" install -q \
-  requests tqdm "numpy==1.26.4" pandas pydantic python-dotenv "tree_sitter==0.21.3" \
-  "tree-sitter-java==0.21.0" "tree-sitter-javascript==0.21.4" openai "mistralai==1.7.0" anthropic \
-  "cohere==5.18.0" typer tabulate "google-genai>=1.52.0" "mpmath==1.3.0" tenacity writer-sdk \
-  overrides boto3 beautifulsoup4 html2text "rank_bm25==0.2.2" google-search-results "networkx==3.3" \
-  "filelock==3.20.0" huggingface_hub "datamodel-code-generator==0.25.7" qwen-agent soundfile
-ROOT_DIR="$(mktemp -d)"
-OPENAI_API_KEY=unused BFCL_PROJECT_ROOT="$ROOT_DIR" \
-  "$VENV/bin/python" -c "import bfcl_eval.eval_checker.eval_runner" >/dev/null
-rm -rf "$ROOT_DIR"
-touch "$VENV/.callbench-ready"

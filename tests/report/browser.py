@@ -46,7 +46,7 @@ def require_browser() -> str:
     path = chromium_path()
     problem = None
     if path is None:
-        problem = "no chromium on PATH (run .ci/setup.d/30-chromium.sh)"
+        problem = "no chromium on PATH (run .ci/background.d/10-debian.sh)"
     else:
         try:
             import playwright.sync_api  # noqa: F401

@@ -169,6 +169,10 @@ def _walk(
     for i, letter in enumerate(plan):
         keys.append(_next(page))
         _decide(page, letter, REASONS.get(i) if letter == "O" else None, f"{who} on case {i}")
+    # Leave the page before the server stops: a request still in flight when the process is
+    # terminated is cut mid-body, which Chromium logs as ERR_CONTENT_LENGTH_MISMATCH.
+    page.wait_for_load_state("networkidle")
+    page.goto("about:blank")
     return keys, manual
 
 

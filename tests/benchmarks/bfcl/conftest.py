@@ -1,6 +1,6 @@
 """Shared fixtures for the BFCL tests.
 
-bfcl-eval (data) and the BFCL reference venv are installed by .ci/setup.d/40-bfcl.sh. When either is
+bfcl-eval (data) and the BFCL reference venv are installed by .ci/setup.d/60-bfcl.sh and .ci/background.d/20-bfcl-venv.sh. When either is
 missing, tests that need it fail in CI (``CI=true``) and are skipped locally with the reason.
 """
 
@@ -40,7 +40,7 @@ def bfcl_folder():
     root = package_root()
     if root is None:
         unavailable(
-            "bfcl-eval is not installed (pip install --no-deps bfcl-eval; .ci/setup.d/40-bfcl.sh does it)"
+            "bfcl-eval is not installed (pip install --no-deps bfcl-eval; .ci/setup.d/60-bfcl.sh does it)"
         )
     return root / "data"
 
@@ -50,5 +50,5 @@ def reference_python():
     """Python of the BFCL reference venv (BFCL's own checker runs there)."""
     python = venv_python()
     if python is None:
-        unavailable("BFCL reference venv missing; run .ci/setup.d/40-bfcl.sh")
+        unavailable("BFCL reference venv missing; run .ci/background.d/20-bfcl-venv.sh")
     return python

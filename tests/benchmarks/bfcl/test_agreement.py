@@ -1,6 +1,6 @@
 """Verdict parity with BFCL's own checker, entry by entry (~16k single-turn, 600 multi-turn outputs).
 
-BFCL's checker runs in its own virtual environment (created by .ci/setup.d/40-bfcl.sh) through
+BFCL's checker runs in its own virtual environment (created by .ci/background.d/20-bfcl-venv.sh) through
 a subprocess; callbench's faithful mode runs here.  Every output must get the same verdict and
 the same ``error_type``.  A crash inside BFCL's checker must meet a ``checker_crash:`` verdict.
 """
