@@ -104,6 +104,7 @@ BUILTIN_PROVIDERS = {
     "noisy": "callbench.providers.agents.noisy:make_provider",
     "baseline": "callbench.providers.agents.baseline:make_provider",
     "openai": "callbench.providers.openai_compat:make_provider",
+    "openai-responses": "callbench.providers.openai_responses:make_provider",
     "anthropic": "callbench.providers.anthropic:make_provider",
     "prompt": "callbench.providers.prompt_mode:make_provider",
     "hf": "callbench.providers.hf_local:make_provider",
@@ -117,6 +118,10 @@ BUILTIN_PROVIDERS = {
     "together": "callbench.providers.endpoints:together",
     "groq": "callbench.providers.endpoints:groq",
     "fireworks": "callbench.providers.endpoints:fireworks",
+    "gemini": "callbench.providers.endpoints:gemini",
+    "moonshot": "callbench.providers.endpoints:moonshot",
+    "lmstudio": "callbench.providers.endpoints:lmstudio",
+    "llamacpp-python": "callbench.providers.endpoints:llamacpp_python",
 }
 BUILTIN_EXECUTORS = {
     "contract": "callbench.executors.contract:ContractExecutor",

@@ -1,5 +1,10 @@
 """A local HTTP server speaking OpenAI Chat Completions and Anthropic Messages, with faults.
 
+Streams either API (``stream: true``) as server-sent events, cut as :class:`StreamStyle` says
+(fragments, missing indexes, interleaved parallel calls, a connection cut mid-event). Strict modes
+mimic real servers' refusals: ``refuse_null_content`` (llama-cpp-python), ``reasoning_field``
+(DeepSeek's thinking mode), ``thought_signatures`` (Gemini 3).
+
 Runs on 127.0.0.1 only, in a background thread (``with ProtocolServer() as server``) or as a
 process (``python protocol_server.py --latency 0.1`` prints the port). Replies come from a
 responder callable that returns a protocol-neutral :class:`Turn`; faults queued with
@@ -49,6 +54,29 @@ class Fault:
     delay_s: float = 5.0
     message: str = ""
     """Error message of status faults (default: ``injected <status>``)."""
+
+
+@dataclass
+class StreamStyle:
+    """How the server streams an OpenAI answer (``stream: true``) as server-sent events."""
+
+    fragment: int = 4
+    """Characters per argument and text fragment (1 splits everything to single characters)."""
+    no_index: bool = False
+    """Leave ``index`` out of tool-call deltas (some servers do)."""
+    interleave: bool = False
+    """Send the argument fragments of parallel calls in turn (call 0, call 1, call 0...)."""
+    split_writes: bool = False
+    """Write each event in two pieces, cut mid-line (and mid-character), so lines arrive in parts."""
+    cut_after: int | None = None
+    """Drop the connection in the middle of event N+1 (a chunked body cut short)."""
+    end_after: int | None = None
+    """End the body cleanly after N events, with no finish reason and no ``[DONE]``."""
+    usage: bool = True
+    """Send the usage chunk when the request asks for it (``stream_options.include_usage``)."""
+    error_after: int | None = None
+    """After N events send an ``error`` event instead of the rest (``error_message``)."""
+    error_message: str = "injected stream error"
 
 
 Responder = Callable[[Api, dict[str, Any]], Turn]
@@ -118,6 +146,108 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
     }
 
 
+def sse(data: Any) -> bytes:
+    """One server-sent event carrying ``data`` (JSON unless it is already text)."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"data: {text}\n\n".encode()
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), max(1, size))]
+
+
+def openai_chunks(rendered: dict[str, Any], style: StreamStyle, include_usage: bool) -> list[bytes]:
+    """A rendered Chat Completions reply as the SSE events of its streamed form."""
+    message = rendered["choices"][0]["message"]
+    base = {"id": rendered["id"], "object": "chat.completion.chunk", "model": rendered["model"]}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return sse({**base, "choices": [choice]})
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    for field_name in ("reasoning_content", "reasoning"):
+        for piece in _pieces(message.get(field_name) or "", style.fragment):
+            events.append(chunk({field_name: piece}))
+    for piece in _pieces(message.get("content") or "", style.fragment):
+        events.append(chunk({"content": piece}))
+    calls = message.get("tool_calls") or []
+    queues: list[list[dict[str, Any]]] = []
+    for i, call in enumerate(calls):
+        first: dict[str, Any] = {
+            "index": i,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
+        if "extra_content" in call:
+            first["extra_content"] = call["extra_content"]
+        rest = [
+            {"index": i, "function": {"arguments": p}}
+            for p in _pieces(call["function"]["arguments"], style.fragment)
+        ]
+        queue = [first, *rest]
+        if style.no_index:
+            for delta in queue:
+                delta.pop("index")
+        queues.append(queue)
+    if style.interleave:
+        while any(queues):
+            for queue in queues:
+                if queue:
+                    events.append(chunk({"tool_calls": [queue.pop(0)]}))
+    else:
+        events.extend(chunk({"tool_calls": [d]}) for queue in queues for d in queue)
+    events.append(chunk({}, rendered["choices"][0]["finish_reason"]))
+    if include_usage and style.usage:
+        events.append(sse({**base, "choices": [], "usage": rendered["usage"]}))
+    events.append(sse("[DONE]"))
+    return events
+
+
+def anthropic_events(rendered: dict[str, Any], style: StreamStyle) -> list[bytes]:
+    """A rendered Messages reply as the SSE events of its streamed form."""
+
+    def event(name: str, data: dict[str, Any]) -> bytes:
+        return f"event: {name}\n".encode() + sse({"type": name, **data})
+
+    usage = rendered["usage"]
+    start = {k: v for k, v in rendered.items() if k not in ("content", "stop_reason", "usage")}
+    start.update(
+        content=[], stop_reason=None, usage={"input_tokens": usage["input_tokens"], "output_tokens": 1}
+    )
+    events = [event("message_start", {"message": start}), event("ping", {})]
+    for i, block in enumerate(rendered["content"]):
+        kind = block["type"]
+        if kind == "text":
+            opening: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], style.fragment)]
+        elif kind == "thinking":
+            opening = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"], style.fragment)
+            ]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        else:
+            opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            raw = json.dumps(block["input"], ensure_ascii=False)
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw, style.fragment)]
+        events.append(event("content_block_start", {"index": i, "content_block": opening}))
+        events.extend(event("content_block_delta", {"index": i, "delta": d}) for d in deltas)
+        events.append(event("content_block_stop", {"index": i}))
+    events.append(
+        event(
+            "message_delta",
+            {
+                "delta": {"stop_reason": rendered["stop_reason"]},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        )
+    )
+    events.append(event("message_stop", {}))
+    return events
+
+
 class ProtocolServer:
     """Scripted OpenAI/Anthropic-protocol server with fault injection."""
 
@@ -143,6 +273,21 @@ class ProtocolServer:
         """When set, the text of every reply (the responder still chooses the calls)."""
         self.stop_after: int | None = None
         """Stop listening and drop every connection after this many replies (a server that dies)."""
+        self.refuse_null_content = False
+        """Answer HTTP 500 to an assistant message whose ``content`` is not a string, as
+        llama-cpp-python's server does ("Input should be a valid string")."""
+        self.reasoning_field: str | None = None
+        """OpenAI: put reasoning text in this field of every reply (``reasoning_content`` or
+        ``reasoning``) and refuse (HTTP 400) a request whose assistant tool-call turns do not bring it
+        back unchanged in the same field, as DeepSeek's thinking mode does."""
+        self.thought_signatures = False
+        """OpenAI: give the first tool call of every reply a Gemini thought signature
+        (``extra_content.google.thought_signature``) and refuse (HTTP 400) a request that sends such
+        a call back without it, or changed, as Gemini 3 does."""
+        self.stream = StreamStyle()
+        """How streamed answers (``stream: true``) are cut into chunks, and stream faults."""
+        self._issued: dict[str, tuple[str, str]] = {}
+        """Call id -> (reasoning text, thought signature) this server gave it."""
         self.replies = 0
         self.stopped: asyncio.Event | None = None
         """Set once ``stop_after`` replies were served (created in :meth:`start`, on the serving loop)."""
@@ -211,6 +356,8 @@ class ProtocolServer:
                 self.requests.append((path, body, headers))
         if self.latency_s:
             await asyncio.sleep(self._latency())
+        if fault is None and api == "openai":
+            fault = self._refusal(body)
         if fault is not None:
             return await self._fault(fault, api, writer, body, serial)
         turn, model = self.responder(api, body), str(body.get("model", "scripted"))
@@ -219,9 +366,101 @@ class ProtocolServer:
         if self.echo_key:
             key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
             turn, model = replace(turn, text=f"{turn.text} (you sent key {key})".strip()), f"{model}+{key}"
-        payload = json.dumps(render(api, turn, model, serial))
-        await self._send(writer, 200, payload.encode())
+        rendered = render(api, turn, model, serial)
+        if api == "openai":
+            self._decorate(rendered, serial)
+        if body.get("stream"):
+            if api == "openai":
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                events = openai_chunks(rendered, self.stream, include_usage)
+            else:
+                events = anthropic_events(rendered, self.stream)
+            keep = await self._stream(writer, events)
+            return self._count_reply() and keep
+        await self._send(writer, 200, json.dumps(rendered).encode())
         return self._count_reply()
+
+    def _refusal(self, body: dict[str, Any]) -> Fault | None:
+        """The error a strict server gives a request that breaks its rules (None: accepted)."""
+        for message in body.get("messages") or []:
+            if message.get("role") != "assistant" or not message.get("tool_calls"):
+                continue
+            if self.refuse_null_content and not isinstance(message.get("content"), str):
+                return Fault(
+                    "500",
+                    message="1 validation error for ChatCompletionRequestAssistantMessage content: "
+                    "Input should be a valid string",
+                )
+            for call in message["tool_calls"]:
+                reasoning, signature = self._issued.get(str(call.get("id")), ("", ""))
+                if self.reasoning_field and reasoning and message.get(self.reasoning_field) != reasoning:
+                    return Fault(
+                        "400",
+                        message=f"The {self.reasoning_field} of an assistant message with tool calls "
+                        "must be passed back to the API",
+                    )
+                sent = ((call.get("extra_content") or {}).get("google") or {}).get("thought_signature")
+                if self.thought_signatures and signature and sent != signature:
+                    return Fault(
+                        "400",
+                        message="Function call is missing a thought_signature in functionCall parts",
+                    )
+        return None
+
+    def _decorate(self, rendered: dict[str, Any], serial: int) -> None:
+        """Add the reasoning and thought signatures this server issues to a rendered reply."""
+        message = rendered["choices"][0]["message"]
+        reasoning = f"thought {serial}: which tool?" if self.reasoning_field else ""
+        if reasoning:
+            message[self.reasoning_field] = reasoning
+        for i, call in enumerate(message.get("tool_calls") or []):
+            # Gemini signs the first call of a turn only (parallel calls after it carry none).
+            signature = f"sig-{serial}-{call['id']}" if self.thought_signatures and i == 0 else ""
+            if signature:
+                call["extra_content"] = {"google": {"thought_signature": signature}}
+            self._issued[call["id"]] = (reasoning, signature)
+
+    async def _stream(self, writer: asyncio.StreamWriter, events: list[bytes]) -> bool:
+        """Send ``events`` as a chunked SSE body (with the stream faults); False closes the link."""
+        style = self.stream
+        head = [
+            "HTTP/1.1 200 OK",
+            "Content-Type: text/event-stream",
+            "Transfer-Encoding: chunked",
+            "Connection: keep-alive",
+        ]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        for n, event in enumerate(events):
+            if style.error_after is not None and n == style.error_after:
+                event = sse(
+                    {"type": "error", "error": {"message": style.error_message, "type": "server_error"}}
+                )
+                await self._chunk(writer, event, style.split_writes)
+                break
+            if style.end_after is not None and n == style.end_after:
+                break
+            if style.cut_after is not None and n == style.cut_after:
+                writer.write(f"{len(event):x}\r\n".encode() + event[: len(event) // 2])
+                await writer.drain()
+                return False  # dropped mid-event: the chunked body never ends
+            await self._chunk(writer, event, style.split_writes)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+    @staticmethod
+    async def _chunk(writer: asyncio.StreamWriter, event: bytes, split: bool) -> None:
+        if not split:
+            writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            await writer.drain()
+            return
+        # Two HTTP chunks per event, the cut in the middle of its bytes (so possibly inside a
+        # multi-byte character): the client must buffer partial lines.
+        cut = max(1, len(event) // 2 + 1)
+        for piece in (event[:cut], event[cut:]):
+            writer.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            await writer.drain()
+            await asyncio.sleep(0.002)
 
     def _count_reply(self) -> bool:
         """Count a reply; past ``stop_after`` stop serving (False closes this connection)."""

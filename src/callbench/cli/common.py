@@ -15,6 +15,7 @@ from rich.text import Text
 from callbench.errors import UserError
 from callbench.harness.usage import requests_text
 from callbench.report.progress import percent
+from callbench.report.serving import summary_serving_lines
 from callbench.types.summary import Summary, Table
 
 if TYPE_CHECKING:
@@ -92,23 +93,37 @@ def summary_table(summary: Summary | Mapping[str, Any], title: str | None = None
     """Strict accuracy per scorer (tier); partial score shown apart, labelled diagnostic."""
     summary = as_summary(summary)
     table = RichTable(title=title or f"{summary.model}  ·  harness mode: {summary.harness_mode}")
-    for column in ("scorer / tier", "n", "passed", "accuracy", "errors", "partial*"):
+    # Cases cut at the output limit or over the context window: accuracy without them, beside.
+    limits = any(f.n_serving_limited for f in summary.tiers.values())
+    columns = ["scorer / tier", "n", "passed", "accuracy", "errors", "partial*"]
+    if limits:
+        columns[4:4] = ["limited†", "w/o limited†"]
+    for column in columns:
         first = column == "scorer / tier"  # may wrap: "<name> (diagnostic)" on a narrow terminal
         table.add_column(column, justify="left" if first else "right", no_wrap=not first)
     table.caption = (
         "accuracy: strict pass rate over completed cases; errors: excluded infrastructure "
         "failures; *partial: mean diagnostic partial score, never a pass criterion"
     )
+    if limits:
+        table.caption += (
+            "; †limited: cases cut at the output token limit or refused for the context window, "
+            "and the accuracy without them"
+        )
     for name, figures in summary.tiers.items():
         name = f"{name} (diagnostic)" if figures.diagnostic else name  # shown, never a pass criterion
+        without = figures.accuracy_without_serving_limits if figures.n_serving_limited else figures.accuracy
+        extra = [str(figures.n_serving_limited), _pct(without)] if limits else []
         if not figures.n and figures.n_not_applicable:  # e.g. state-match on a stateless executor
-            table.add_row(name, "n/a", "n/a", "n/a", str(figures.n_error_excluded), "n/a")
+            na = ["n/a"] * len(extra)
+            table.add_row(name, "n/a", "n/a", "n/a", *na, str(figures.n_error_excluded), "n/a")
             continue
         table.add_row(
             name,
             str(figures.n),
             str(figures.passed),
             _pct(figures.accuracy),
+            *extra,
             str(figures.n_error_excluded),
             _pct(figures.mean_partial_diagnostic),
         )
@@ -167,9 +182,12 @@ def print_summary(
         extra.append(line)
     if summary.qc_flags:
         extra.append(f"{len(summary.qc_flags)} quality-control flag(s) in summary.json")
+    serving = summary_serving_lines(summary)
     if summary.n_manual:
         extra.append(f"{summary.n_manual} manual case(s) awaiting review")
     console.print("  " + " · ".join(extra))
+    for line in serving:  # serving faults and run limits, apart from the accuracy figures
+        console.print(Text(f"  serving: {line}", style="yellow"))
     if summary.n_error and run_dir is not None:  # say why cases errored (issue 13, item 7)
         from callbench.report.watch import run_error_causes
 

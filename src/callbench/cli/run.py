@@ -506,12 +506,15 @@ async def _run(config: RunConfig) -> Any:
 
 
 def make_observers(config: RunConfig) -> list[Any]:
-    """Progress display observers (rich/plain/quiet and --watch)."""
+    """Progress display observers (rich/plain/quiet and --watch), and the --preflight table's printer."""
+    from callbench.cli.doctor import PreflightPrinter
+
+    first: list[Any] = [PreflightPrinter()] if config.preflight else []
     try:
         from callbench.report.progress import make_observers as report_observers
     except ImportError:
-        return []
-    return list(report_observers(config))
+        return first
+    return [*first, *report_observers(config)]
 
 
 def parse_options(items: list[str] | None) -> dict[str, str]:

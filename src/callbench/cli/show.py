@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from callbench.cli.common import console, print_summary, require_run_folder
+from callbench.cli.doctor import preflight_json, print_preflight
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import read_summary
 from callbench.harness.sweep.index import is_sweep_folder
@@ -29,6 +30,7 @@ def show(
     if format == "table":
         print_summary(read_summary(run_dir), run_dir)
         print_reviews(run_dir)
+        print_preflight(run_dir)  # run --preflight: the endpoint's doctor table, in run.json
         return
     if format == "json":
         import json
@@ -37,6 +39,9 @@ def show(
         reviews = _reviews_json(run_dir)
         if reviews is not None:
             payload["reviews"] = reviews  # beside the automatic figures, never instead of them
+        preflight = preflight_json(run_dir)
+        if preflight is not None:
+            payload["preflight"] = preflight
         console.print_json(json.dumps(payload, default=str))
         return
     if format not in ("md", "csv"):

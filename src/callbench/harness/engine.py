@@ -25,7 +25,7 @@ from callbench.executors.base import Executor, ExecutorSession
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError, Pacer
 from callbench.harness.config import RunConfig, case_time_limit
 from callbench.harness.loop import Episode, run_episode
-from callbench.harness.modes import ModePolicy
+from callbench.harness.modes import ModePolicy, recorded_mode
 from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, write_summary
@@ -113,6 +113,10 @@ def remove_dead_workdirs(tempdir: str | Path | None = None) -> list[Path]:
 
 async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = ()) -> RunResult:
     """Run a benchmark; see :class:`RunConfig` for the options."""
+    if config.preflight:  # one line before any run folder exists when there is no endpoint to check
+        from callbench.harness.doctor import check_preflight_applies
+
+        check_preflight_applies(config)
     if config.backend == "ray":  # connect first: no Ray or a dead address is one line, before run.json
         from callbench.harness.backends.ray_backend import RayBackend
 
@@ -125,6 +129,8 @@ async def _run_prepared(
     config: RunConfig, observers: list[Any] | tuple[Any, ...], remote: RayBackend | None
 ) -> RunResult:
     prepared = prepare_run(config)
+    if config.preflight and prepared.model is not None:
+        await _preflight(prepared, config, observers)
     remove_dead_workdirs()  # left by runs killed mid-case (e.g. the one this run resumes)
     # Suites, registries and schemas live for the whole run: freezing them keeps the cyclic garbage
     # collector from re-scanning them on every collection (that scanning cost more than a case).
@@ -160,6 +166,20 @@ async def _run_prepared(
         gc.unfreeze()
         fan.emit("on_run_end", summary)
     return RunResult(prepared.run_dir, summary)
+
+
+async def _preflight(prepared: Prepared, config: RunConfig, observers: list[Any] | tuple[Any, ...]) -> None:
+    """``--preflight``: ``callbench doctor`` against the run's model before its first case; the table
+    goes in ``run.json`` and to the observers (``on_preflight``). A failed check does not stop the run."""
+    from callbench.harness.doctor import run_preflight
+
+    assert prepared.model is not None
+    try:
+        report = await run_preflight(prepared.run_dir, prepared.header, prepared.model, config)
+    except BaseException:  # the endpoint refused the first request (a wrong key or model name)
+        await prepared.model.aclose()
+        raise
+    Observers(observers).emit("on_preflight", report)
 
 
 def finish_run(prepared: Prepared) -> dict[str, Any]:
@@ -292,14 +312,21 @@ async def run_job(
         expected_tools=expected,
         expected=[s.model_dump(mode="json") for s in case.expected],
         retrieval_recall=recall,
-        harness_mode=policy.mode,
+        harness_mode=recorded_mode(policy.mode, config.recover_text_calls),
         harness_assistance=assistance,
         template=case.template,
         started_at=started,
         scoring=case.scoring,
         rubric=case.rubric,
     )
-    episode = Episode(case, offered, policy, suite.system_prompt, registry=registry)
+    episode = Episode(
+        case,
+        offered,
+        policy,
+        suite.system_prompt,
+        registry=registry,
+        recover_text_calls=config.recover_text_calls,
+    )
     error = await _play(job, episode, player, config, fan)
     record.trace = episode.trace
     if error is None:

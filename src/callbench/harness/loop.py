@@ -11,6 +11,8 @@ from callbench.executors.base import ExecutorSession, ToolOutcome, TurnDirective
 from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy
 from callbench.harness.observer import Observers
 from callbench.harness.validate import check_call
+from callbench.providers.text_calls import detect_text_calls
+from callbench.providers.wire import ContextLengthError, ToolNameMap, round_prefix
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
@@ -38,6 +40,8 @@ class Episode:
     messages: list[Message] = field(default_factory=list)
     registry: ToolRegistry | None = None
     """The case's registry, for declared equivalents (default: one built from the offered tools)."""
+    recover_text_calls: bool = False
+    """``--recover-text-calls``: a call the server left in an answer's text is taken as a call."""
 
     def __post_init__(self) -> None:
         self.offered_by_name = {t.name: t for t in self.offered}
@@ -63,7 +67,9 @@ async def run_episode(
     """Run rounds until the model answers without calls, or a budget is spent. Returns the trace.
 
     Provider errors propagate (the engine turns them into error records); the partial trace
-    stays on ``episode.trace``.
+    stays on ``episode.trace``. A context-length refusal is the exception: the conversation no
+    longer fits the model's window, which retrying cannot change, so the episode ends there
+    (``stop_reason="context_overflow"``) and is scored, with that reason counted apart.
     """
     case, trace = episode.case, episode.trace
     budget = episode.policy.round_budget(len(episode.expected), case.max_rounds)
@@ -71,7 +77,14 @@ async def run_episode(
     for round_index in range(1, budget + 1):
         info = RoundInfo(index=round_index, started_at=time.time())
         trace.rounds.append(info)
-        turn = await model.generate(episode.messages, episode.offered, settings)
+        try:
+            turn = await model.generate(episode.messages, episode.offered, settings)
+        except ContextLengthError:
+            info.finish_reason = CONTEXT_OVERFLOW
+            trace.stop_reason = "context_overflow"
+            observers.emit("on_round", case, info, [])
+            return trace
+        turn = read_text_calls(turn, episode, round_prefix(episode.messages))
         _record_turn(trace, info, turn)
         episode.messages.append(Message.assistant(turn))
         await session.begin_round(round_index, turn.tool_calls)
@@ -97,6 +110,36 @@ async def run_episode(
             return trace
     trace.stop_reason = "max_rounds"
     return trace
+
+
+CONTEXT_OVERFLOW = "context_overflow"
+"""``finish_reason`` of a round the endpoint refused because the conversation exceeds its context."""
+
+
+def read_text_calls(turn: ModelTurn, episode: Episode, id_prefix: str) -> ModelTurn:
+    """Native mode: note (and with ``--recover-text-calls`` take) a call the server left in the text.
+
+    Only a turn without structured calls whose text no callbench parser has read yet is looked at:
+    prompt mode and local checkpoints read calls from text themselves (and set ``raw_text``), so
+    what they could not read is the model's format failure, never a serving fault. The turn gets
+    ``text_call_format``; when recovering, its calls too (``recovered_from`` set), with the text as
+    received in ``raw_text`` and the prose left over in ``text``.
+    """
+    if turn.tool_calls or turn.raw_text is not None or not turn.text:
+        return turn
+    # The model saw the tools under the names the provider sent (``math.factorial`` goes out as
+    # ``math_factorial``): both spellings name an offered tool, and calls get the original name back.
+    names = ToolNameMap.build(list(episode.offered_by_name))
+    found = detect_text_calls(turn.text, set(names.to_wire) | set(names.from_wire), id_prefix)
+    if found is None:
+        return turn
+    if not episode.recover_text_calls:
+        return turn.model_copy(update={"text_call_format": found.format})
+    calls = [c.model_copy(update={"name": names.original(c.name)}) for c in found.calls]
+    return turn.model_copy(
+        update={"text_call_format": found.format, "raw_text": turn.text, "text": found.text}
+        | {"tool_calls": calls}
+    )
 
 
 def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
@@ -139,6 +182,7 @@ async def execute_call(
         arguments_raw=call.arguments_raw,
         arguments=call.arguments,
         parse_error=call.parse_error,
+        recovered_from=call.recovered_from,
     )
     trace.calls.append(record)
     check_call(record, episode.offered_by_name)

@@ -74,6 +74,17 @@ class ModePolicy:
         return {**self.assistance(), "round_budget": self.round_budget(expected_calls, case_override)}
 
 
+RECOVERED_TEXT_CALLS = "+recovered-text-calls"
+"""Suffix of the harness mode a record of a ``--recover-text-calls`` run carries: its calls include
+calls read from answer texts, so its figures are a stratum of their own, never pooled (summaries,
+comparisons, leaderboards) with runs that score only structured calls."""
+
+
+def recorded_mode(mode: HarnessMode, recover_text_calls: bool) -> str:
+    """The harness mode written on a record: the mode, marked when text calls are recovered."""
+    return f"{mode}{RECOVERED_TEXT_CALLS}" if recover_text_calls else mode
+
+
 def prompt_template_hash(system_prompt: str) -> str:
     """Hash of every fixed text the harness adds: system prompt, guidance and nudge templates."""
     return sha256_of({"system": system_prompt, "guidance": CONTINUATION_GUIDANCE, "nudge": ORACLE_NUDGE})

@@ -13,6 +13,7 @@ from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.harness.usage import run_usage
+from callbench.scoring.serving import serving_facts
 from callbench.stats import statistics_summary
 from callbench.types.records import TOOL_BUG, CaseRecord, RunHeader
 from callbench.types.summary import (
@@ -20,11 +21,15 @@ from callbench.types.summary import (
     Figures,
     QCFlag,
     ScorerAggregate,
+    ServingFaults,
     Statistics,
     Summary,
     TierFigures,
 )
 from callbench.types.verdict import TIERS
+
+SERVING_PARSE_FLAG = "serving_parse_suspected"
+"""QC flag of a case with an answer whose text holds a call the server did not return as one."""
 
 
 def ensure_single_mode(records: Iterable[CaseRecord], what: str = "summary") -> str | None:
@@ -82,6 +87,11 @@ def build_summary(
     )
     if requests:
         summary.requests = dict(requests)
+    serving = ServingTally()
+    for r in completed:
+        serving.add(r)
+    if serving.faults.any():  # set only then: summaries of runs without any keep their keys
+        summary.serving = serving.result()
     manual = sum(r.scoring == "manual" for r in completed)
     if manual:  # set only then: summaries of runs without manual cases keep their keys
         summary.n_manual = manual
@@ -96,16 +106,58 @@ def _tier_row(header: RunHeader, name: str, completed: list[CaseRecord], n_error
 
 
 def tier_figures(name: str, completed: list[CaseRecord], n_error: int) -> TierFigures:
-    """Strict accuracy (over completed cases) with its breakdowns, and the diagnostic partial mean."""
+    """Strict accuracy (over completed cases) with its breakdowns, and the diagnostic partial mean;
+    with cases cut at the output limit or overflowing the context, accuracy without them beside."""
     verdicts = [r for r in completed if name in r.verdicts]
     scored = [r for r in verdicts if r.verdicts[name].applicable]
-    return TierFigures(
+    figures = TierFigures(
         **_figures(scored, name).model_dump(),
         n_not_applicable=len(verdicts) - len(scored),
         n_error_excluded=n_error,
         by_suite={k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.suite).items())},
         by_category={k: _figures(v, name) for k, v in sorted(_group(scored, lambda r: r.category).items())},
     )
+    limited = [r for r in scored if serving_facts(r.trace).limited]
+    set_serving_limits(figures, len(limited), sum(r.verdicts[name].passed for r in limited))
+    return figures
+
+
+def set_serving_limits(figures: TierFigures, n_limited: int, passed_limited: int) -> None:
+    """Set the serving-limit figures on a tier's row, only when some scored case met a limit (so
+    summaries of other runs keep their keys)."""
+    if not n_limited:
+        return
+    figures.n_serving_limited = n_limited
+    rest = figures.n - n_limited
+    figures.accuracy_without_serving_limits = (figures.passed - passed_limited) / rest if rest else None
+
+
+class ServingTally:
+    """Counts :class:`~callbench.types.summary.ServingFaults` over completed records, one at a time."""
+
+    def __init__(self) -> None:
+        self.faults = ServingFaults()
+
+    def add(self, record: CaseRecord) -> bool:
+        """Count one completed record; True when it met a run limit (output cut, context full)."""
+        facts = serving_facts(record.trace)
+        faults = self.faults
+        if facts.text_calls:
+            faults.text_call_answers += len(facts.text_calls)
+            faults.text_call_cases += 1
+            formats = Counter(faults.text_call_formats) + Counter(fmt for _round, fmt in facts.text_calls)
+            faults.text_call_formats = dict(sorted(formats.items()))
+        if facts.recovered_calls:
+            faults.recovered_calls += facts.recovered_calls
+            faults.recovered_cases += 1
+        faults.format_error_cases += bool(facts.format_errors)
+        faults.output_truncated += bool(facts.truncated)
+        faults.context_overflow += facts.context_overflow is not None
+        return facts.limited
+
+    def result(self) -> ServingFaults | None:
+        """The counts (every field written, zeros too), or ``None`` when all are zero."""
+        return ServingFaults.model_validate(self.faults.model_dump()) if self.faults.any() else None
 
 
 def _figures(records: list[CaseRecord], name: str) -> Figures:
@@ -142,6 +194,8 @@ def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
                 )
         if r.retrieval_recall is not None and r.retrieval_recall < 1.0:
             flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="expected_tools_not_offered"))
+        if serving_facts(r.trace).text_calls:  # a call the server's parser probably failed to return
+            flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag=SERVING_PARSE_FLAG))
     return flags
 
 

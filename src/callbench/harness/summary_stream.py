@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from callbench.errors import UserError
 from callbench.harness.runfolder import RECORDS_FILE, bulk_load, slim_record
-from callbench.harness.summary import check_modes, qc_flags, tool_bug_flags
+from callbench.harness.summary import ServingTally, check_modes, qc_flags, set_serving_limits, tool_bug_flags
 from callbench.harness.usage import UsageTally
 from callbench.stats import Interval, clustered_accuracy, template_of, trial_figures, wilson_interval
 from callbench.types.records import CaseRecord, RunHeader
@@ -190,12 +190,17 @@ class _TierTally:
         self.total = _FigureTally()
         self.by_suite: dict[str, _FigureTally] = {}
         self.by_category: dict[str, _FigureTally] = {}
+        self.limited = 0
+        self.limited_passed = 0
 
-    def add(self, record: CaseRecord, verdict: Verdict) -> None:
+    def add(self, record: CaseRecord, verdict: Verdict, limited: bool = False) -> None:
         self.n_verdicts += 1
         if not verdict.applicable:
             return
         self.total.add(verdict)
+        if limited:  # output cut or context full: counted apart
+            self.limited += 1
+            self.limited_passed += verdict.passed
         self.by_suite.setdefault(record.suite, _FigureTally()).add(verdict)
         self.by_category.setdefault(record.category, _FigureTally()).add(verdict)
 
@@ -209,6 +214,7 @@ class _TierTally:
         )
         if diagnostic:  # set only then, as build_summary does
             figures.diagnostic = True
+        set_serving_limits(figures, self.limited, self.limited_passed)
         return figures
 
 
@@ -367,6 +373,7 @@ class SummaryTally:
     stat_tiers: dict[str, None] = field(default_factory=dict)
     errors_by_mode: Counter[str] = field(default_factory=Counter)
     strata: dict[tuple[str, str], _StratumTally] = field(default_factory=dict)
+    serving: ServingTally = field(default_factory=ServingTally)
 
     def add(self, record: CaseRecord) -> None:
         """Count one latest record."""
@@ -385,8 +392,9 @@ class SummaryTally:
             self.bug_flags += tool_bug_flags([record])
             return
         self.n_completed += 1
+        limited = self.serving.add(record)
         for name, verdict in record.verdicts.items():
-            self.tiers.setdefault(name, _TierTally()).add(record, verdict)
+            self.tiers.setdefault(name, _TierTally()).add(record, verdict, limited)
         for name, verdict in applicable:
             self.strata.setdefault((name, mode), _StratumTally(self.simple)).add(record, verdict)
         if record.retrieval_recall is not None:
@@ -478,6 +486,8 @@ def stream_summary(
     )
     if requests:
         summary.requests = dict(requests)
+    if tally.serving.faults.any():  # set only then, as build_summary does
+        summary.serving = tally.serving.result()
     if tally.n_manual:  # set only then: summaries of runs without manual cases keep their keys
         summary.n_manual = tally.n_manual
     return summary

@@ -16,8 +16,12 @@ from callbench.providers.tool_memo import memo
 from callbench.providers.wire import (
     ClientHolder,
     Endpoint,
+    StreamReply,
     ToolNameMap,
+    parse_arguments,
     post_json,
+    post_sse,
+    stream_error,
     unique_call_ids,
     wire_schema,
 )
@@ -55,6 +59,8 @@ def build_request(
     }
     if system:
         body["system"] = system
+    if settings.stream:
+        body["stream"] = True
     if settings.thinking_budget:
         # Extended thinking requires the default temperature.
         body["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
@@ -69,11 +75,21 @@ def build_request(
             }
             for t in tools
         ]
-        choice: dict[str, Any] = {"type": _CHOICE[settings.tool_choice]}
+        choice = _tool_choice(settings.tool_choice, tools, names)
         if not settings.parallel_tool_calls and choice["type"] != "none":
             choice["disable_parallel_tool_use"] = True
         body["tool_choice"] = choice
     return body, names
+
+
+def _tool_choice(choice: str, tools: list[ToolContract], names: ToolNameMap) -> dict[str, Any]:
+    """``auto``/``required``/``none`` as the API names them, a tool name as ``{"type": "tool"}``
+    (``auto`` when the request does not offer that tool)."""
+    if choice in _CHOICE:
+        return {"type": _CHOICE[choice]}
+    if any(t.name == choice for t in tools):
+        return {"type": "tool", "name": names.wire(choice)}
+    return {"type": "auto"}
 
 
 def _messages(
@@ -142,15 +158,123 @@ def parse_response(data: dict[str, Any], names: ToolNameMap) -> ModelTurn:
 
 
 def _call(index: int, block: dict[str, Any], names: ToolNameMap) -> ToolCall:
+    call_id = str(block.get("id") or f"toolu_{index}")
+    name = names.original(str(block.get("name") or ""))
     payload = block.get("input")
+    if isinstance(payload, str):
+        # A streamed tool input that did not parse as JSON: kept as the text that arrived.
+        arguments, error = parse_arguments(payload)
+        return ToolCall(id=call_id, name=name, arguments_raw=payload, arguments=arguments, parse_error=error)
     ok = isinstance(payload, dict)
     return ToolCall(
-        id=str(block.get("id") or f"toolu_{index}"),
-        name=names.original(str(block.get("name") or "")),
+        id=call_id,
+        name=name,
         arguments_raw=json.dumps(payload, ensure_ascii=False),
         arguments=payload if ok else None,
         parse_error=None if ok else f"tool input is a JSON {type(payload).__name__}, not an object",
     )
+
+
+def read_stream(reply: StreamReply, where: Endpoint) -> tuple[dict[str, Any], float | None]:
+    """The Messages response body a streamed answer amounts to, and the milliseconds to its first
+    output (text, thinking or a tool call).
+
+    Blocks are rebuilt from ``content_block_start`` / ``_delta`` / ``_stop`` (text, thinking with
+    its signature, tool input from its JSON fragments), stop reason and usage from
+    ``message_delta``.
+
+    Raises:
+        TransientProviderError: The stream ended before ``message_stop`` (cut off), or an event is
+            not JSON; an ``error`` event is mapped like an HTTP error.
+    """
+    if reply.body is not None:
+        return reply.body, None
+    stream = _Stream()
+    for event in reply.events:
+        try:
+            data = json.loads(event.data)
+        except json.JSONDecodeError:
+            raise TransientProviderError(
+                f"{where.provider}: stream event {stream.events + 1} is not JSON ({event.data[:80]!r})"
+            ) from None
+        if not isinstance(data, dict):
+            continue
+        if (data.get("type") or event.event) == "error":
+            raise stream_error(data, where)
+        if stream.feed(data, event.event) and stream.first is None:
+            stream.first = (event.at - reply.started) * 1000.0
+    if not stream.stopped:
+        raise TransientProviderError(
+            f"{where.provider}: the stream ended after {stream.events} event(s) without message_stop: "
+            "the answer was cut off (connection closed mid-answer)"
+        )
+    return stream.body(), stream.first
+
+
+class _Stream:
+    """The state of one streamed Messages answer."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] = {}
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.inputs: dict[int, list[str]] = {}
+        self.events = 0
+        self.stopped = False
+        self.first: float | None = None
+
+    def feed(self, data: dict[str, Any], name: str | None) -> bool:
+        """Take one event; True when it carried model output."""
+        self.events += 1
+        kind = data.get("type") or name
+        raw_index = data.get("index")
+        index = raw_index if isinstance(raw_index, int) else 0
+        if kind == "message_start" and isinstance(data.get("message"), dict):
+            self.message = dict(data["message"])
+        elif kind == "content_block_start" and isinstance(data.get("content_block"), dict):
+            self.blocks[index] = dict(data["content_block"])
+            return self.blocks[index].get("type") == "tool_use"
+        elif kind == "content_block_delta" and isinstance(data.get("delta"), dict):
+            return self._delta(index, data["delta"])
+        elif kind == "message_delta":
+            delta = data.get("delta") or {}
+            if delta.get("stop_reason"):
+                self.message["stop_reason"] = delta["stop_reason"]
+            if isinstance(data.get("usage"), dict):
+                self.message["usage"] = {**(self.message.get("usage") or {}), **data["usage"]}
+        elif kind == "message_stop":
+            self.stopped = True
+        return False
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> bool:
+        block = self.blocks.setdefault(index, {"type": "text", "text": ""})
+        kind = delta.get("type")
+        if kind == "text_delta":
+            block["text"] = str(block.get("text") or "") + str(delta.get("text") or "")
+        elif kind == "thinking_delta":
+            block["thinking"] = str(block.get("thinking") or "") + str(delta.get("thinking") or "")
+        elif kind == "signature_delta":
+            block["signature"] = str(block.get("signature") or "") + str(delta.get("signature") or "")
+            return False
+        elif kind == "input_json_delta":
+            self.inputs.setdefault(index, []).append(str(delta.get("partial_json") or ""))
+        else:
+            return False
+        return True
+
+    def body(self) -> dict[str, Any]:
+        """The equivalent non-streamed response body."""
+        content = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block.get("type") == "tool_use" and index in self.inputs:
+                raw = "".join(self.inputs[index])
+                if raw.strip():
+                    try:
+                        block["input"] = json.loads(raw)
+                    except json.JSONDecodeError:
+                        block["input"] = raw  # _call keeps it with its parse error
+            content.append(block)
+        return {**self.message, "content": content}
 
 
 def thinking_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -217,8 +341,15 @@ class AnthropicProvider(Provider):
         if self._key:
             headers["x-api-key"] = self._key
         url = f"{self.base_url}/v1/messages"
-        data = await post_json(self._clients, url, body, headers, self._where, settings.timeout_s)
+        ttft = None
+        if settings.stream:
+            reply = await post_sse(self._clients, url, body, headers, self._where, settings.timeout_s, None)
+            data, ttft = read_stream(reply, self._where)
+        else:
+            data = await post_json(self._clients, url, body, headers, self._where, settings.timeout_s)
         turn = parse_response(data, names)
+        if ttft is not None:
+            turn.ttft_ms = ttft
         blocks = thinking_blocks(data)
         if blocks and turn.tool_calls:
             if len(self._thinking) > 50_000:  # bound memory on very long runs; old cases are done

@@ -2,7 +2,8 @@
 
 Needs the optional extra ``hf`` (torch + transformers). The checkpoint's chat template renders
 the tools (``apply_chat_template(..., tools=...)``); generation is greedy at temperature 0;
-calls are read from the generated text (``<tool_call>`` blocks, JSON or Python-call syntax).
+calls are read from the generated text (``<tool_call>`` blocks, JSON or Python-call syntax), which
+is kept as decoded in ``raw_text``; unreadable call text gives ``finish_reason="format_error"``.
 Generation runs in a worker thread, one request at a time per checkpoint.
 """
 
@@ -137,8 +138,14 @@ class HFProvider(Provider):
             FORMAT_ERROR if parsed.format_error else ("length" if len(new) >= settings.max_tokens else "stop")
         )
         usage = Usage(input_tokens=int(ids["input_ids"].shape[1]), output_tokens=len(new))
+        # The generated text as decoded stays on the record beside what the parser took from it.
         return ModelTurn(
-            text=parsed.text, tool_calls=parsed.calls, usage=usage, finish_reason=finish, model=self.path.name
+            text=parsed.text,
+            tool_calls=parsed.calls,
+            usage=usage,
+            finish_reason=finish,
+            model=self.path.name,
+            raw_text=text,
         )
 
     async def generate(

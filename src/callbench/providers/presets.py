@@ -13,6 +13,9 @@ from typing import Literal
 
 from callbench.errors import ConfigError
 
+ReasoningReplay = Literal["none", "reasoning_content", "reasoning"]
+REASONING_REPLAY: tuple[str, ...] = ("none", "reasoning_content", "reasoning")
+
 
 @dataclass(frozen=True)
 class Quirks:
@@ -32,6 +35,15 @@ class Quirks:
     auth_header: Literal["bearer", "api-key"] = "bearer"
     omit_temperature: bool = False
     """Leave ``temperature`` out (reasoning models such as o3 or gpt-5 refuse any value but 1)."""
+    null_tool_call_content: bool = False
+    """Send ``content: null`` on an assistant turn that has tool calls and no text. Off by default:
+    ``""`` is sent, since some servers (llama-cpp-python) answer ``null`` with HTTP 500."""
+    reasoning_replay: ReasoningReplay = "none"
+    """The field an assistant turn's reasoning text is sent back in, on later requests of the tool
+    loop: ``reasoning_content`` (DeepSeek, Moonshot, llama-server, SGLang), ``reasoning`` (vLLM,
+    Ollama) or ``none`` (not sent; OpenAI returns no reasoning text on Chat Completions)."""
+    stream_usage: bool = True
+    """With ``--stream``, ask for a final usage chunk (``stream_options.include_usage``)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +69,6 @@ class Preset:
         return value.rstrip("/")
 
 
-_LOCAL = Quirks(strict_tools=False, seed=True)
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
@@ -84,45 +95,87 @@ PRESETS: dict[str, Preset] = {
             "http://127.0.0.1:8000/v1",
             "VLLM_API_KEY",
             False,
-            _LOCAL,
+            Quirks(reasoning_replay="reasoning"),
             "VLLM_BASE_URL",
-            "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>",
+            "vllm serve MODEL --enable-auto-tool-choice --tool-call-parser <hermes|llama3_json|mistral|"
+            "openai|...> (plus --reasoning-parser <qwen3|deepseek_r1|...> for reasoning models)",
         ),
         Preset(
             "sglang",
             "http://127.0.0.1:30000/v1",
             "SGLANG_API_KEY",
             False,
-            _LOCAL,
+            Quirks(reasoning_replay="reasoning_content"),
             "SGLANG_BASE_URL",
-            "start SGLang with --tool-call-parser <parser>",
+            "python -m sglang.launch_server --model-path MODEL --tool-call-parser <qwen25|llama3|mistral|"
+            "gpt-oss|...> (plus --reasoning-parser <qwen3|deepseek-r1|...> for reasoning models)",
         ),
         Preset(
             "ollama",
             "http://127.0.0.1:11434/v1",
             None,
             False,
-            Quirks(tool_choice_required=False, parallel_tool_calls_param=False),
+            Quirks(tool_choice_required=False, parallel_tool_calls_param=False, reasoning_replay="reasoning"),
             "OLLAMA_BASE_URL",
-            "Ollama ignores tool_choice; pull the model first",
+            "ollama pull MODEL first (tools need a model whose template supports them); Ollama ignores "
+            "tool_choice",
         ),
         Preset(
             "llamacpp",
             "http://127.0.0.1:8080/v1",
             "LLAMACPP_API_KEY",
             False,
-            Quirks(parallel_tool_calls_param=True),
+            Quirks(reasoning_replay="reasoning_content"),
             "LLAMACPP_BASE_URL",
-            "start llama-server with --jinja so tools use the model's chat template",
+            "llama-server -m MODEL.gguf --jinja (tools go through the model's chat template; without "
+            "--jinja tools are ignored)",
+        ),
+        Preset(
+            "llamacpp-python",
+            "http://127.0.0.1:8000/v1",
+            "LLAMACPP_PYTHON_API_KEY",
+            False,
+            Quirks(seed=True),
+            "LLAMACPP_PYTHON_BASE_URL",
+            "python -m llama_cpp.server --model MODEL.gguf --chat_format chatml-function-calling "
+            "(llama-cpp-python[server]; refuses content: null on assistant tool-call turns)",
+        ),
+        Preset(
+            "lmstudio",
+            "http://127.0.0.1:1234/v1",
+            "LMSTUDIO_API_KEY",
+            False,
+            Quirks(parallel_tool_calls_param=False),
+            "LMSTUDIO_BASE_URL",
+            "lms server start, then lms load MODEL (tool use through the model's chat template)",
         ),
         Preset(
             "deepseek",
             "https://api.deepseek.com/v1",
             "DEEPSEEK_API_KEY",
             True,
-            Quirks(tool_choice_required=True, parallel_tool_calls_param=False, seed=False),
+            Quirks(parallel_tool_calls_param=False, seed=False, reasoning_replay="reasoning_content"),
             None,
-            "DeepSeek",
+            "DeepSeek; thinking mode wants reasoning_content back on tool-call turns (HTTP 400 otherwise)",
+        ),
+        Preset(
+            "moonshot",
+            "https://api.moonshot.ai/v1",
+            "MOONSHOT_API_KEY",
+            True,
+            Quirks(tool_choice_required=False, seed=False, reasoning_replay="reasoning_content"),
+            "MOONSHOT_BASE_URL",
+            "Moonshot (Kimi); thinking models want reasoning_content back on tool-call turns and take "
+            "tool_choice auto or none only",
+        ),
+        Preset(
+            "gemini",
+            "https://generativelanguage.googleapis.com/v1beta/openai",
+            "GEMINI_API_KEY",
+            True,
+            Quirks(parallel_tool_calls_param=False),
+            None,
+            "Gemini's OpenAI-compatible endpoint; thought signatures on tool calls are sent back unchanged",
         ),
         Preset(
             "openrouter",

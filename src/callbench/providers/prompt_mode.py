@@ -3,7 +3,9 @@
 Tools are described in the system prompt; the model answers in text and calls are read from
 it (``<tool_call>`` blocks, JSON, or Python-call syntax). Text that plainly tries to call a
 tool but cannot be read gives a turn without calls and ``finish_reason="format_error"``: a
-scored model failure, never a crash.
+scored model failure (reason ``format_error``), never a crash. Every turn keeps the model's text as
+received in ``raw_text``, beside what the parser took from it (``tool_calls``, and ``text``: the
+prose left over), so the evidence is on the record exactly where reading failed.
 """
 
 from __future__ import annotations
@@ -79,13 +81,14 @@ def read_turn(turn: ModelTurn, tools: list[ToolContract], id_prefix: str = "call
     """Replace a text turn by one with the calls read from its text.
 
     A turn that already carries native calls (some servers parse tool calls out of any text) is
-    kept as it is.
+    kept as it is. The text as received is kept in ``raw_text`` whatever the parser made of it.
     """
     if turn.tool_calls:
         return turn
     parsed = parse_text_calls(turn.text, {t.name for t in tools}, id_prefix=id_prefix)
     finish = FORMAT_ERROR if parsed.format_error else turn.finish_reason
-    return turn.model_copy(update={"text": parsed.text, "tool_calls": parsed.calls, "finish_reason": finish})
+    update = {"text": parsed.text, "tool_calls": parsed.calls, "finish_reason": finish, "raw_text": turn.text}
+    return turn.model_copy(update=update)
 
 
 class PromptProvider(Provider):

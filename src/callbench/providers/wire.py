@@ -39,9 +39,12 @@ _NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _RETRY_STATUSES = {408, 409, 425, 429}
 _CONTEXT_LIMIT = re.compile(
     r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens"
-    r"|input is too long",
+    r"|input is too long|exceeds the available context size|context size",
     re.IGNORECASE,
 )
+# Error codes (or types) servers give a request longer than the context window: OpenAI and vLLM
+# ``context_length_exceeded``, llama-server ``exceed_context_size_error``.
+_CONTEXT_CODES = {"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"}
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _FIX_HINTS = {
     400: "the request was rejected: check model options (unsupported parameter, tool schema, context length)",
@@ -185,7 +188,8 @@ class Endpoint:
 def error_for_status(status: int, body: str, headers: Mapping[str, str], where: Endpoint) -> ProviderError:
     """Map a non-2xx HTTP response to the error the retry policy understands."""
     # The detail ends up in an error line on the terminal: no key, no live control sequences.
-    detail = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", scrub(_error_detail(body)))[:300]
+    message, codes = _error_fields(body)
+    detail = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", scrub(message))[:300]
     prefix = f"{where.provider} HTTP {status}"
     if status == 429:
         wait = retry_after_seconds(headers.get("retry-after"))
@@ -193,7 +197,7 @@ def error_for_status(status: int, body: str, headers: Mapping[str, str], where: 
     if status >= 500 or status in _RETRY_STATUSES:
         wait = retry_after_seconds(headers.get("retry-after"))
         return TransientProviderError(f"{prefix}: {detail}", retry_after=wait)
-    if status in (400, 413, 422) and _CONTEXT_LIMIT.search(detail):
+    if status in (400, 413, 422) and (codes & _CONTEXT_CODES or _CONTEXT_LIMIT.search(detail)):
         return ContextLengthError(
             f"{prefix}: the conversation does not fit the model's context window ({detail})"
         )
@@ -204,15 +208,33 @@ def error_for_status(status: int, body: str, headers: Mapping[str, str], where: 
     return FatalProviderError(f"{prefix}: {hint} ({detail})")
 
 
-def _error_detail(body: str) -> str:
+def _error_fields(body: str) -> tuple[str, set[str]]:
+    """The error message of a response body and its ``code``/``type`` values (lower case)."""
     try:
         data = json.loads(body)
     except json.JSONDecodeError:
-        return " ".join(body.split()) or "empty body"
+        return " ".join(body.split()) or "empty body", set()
     err = data.get("error", data) if isinstance(data, dict) else data
     if isinstance(err, dict):
-        return str(err.get("message") or err)
-    return str(err)
+        codes = {str(err[k]).lower() for k in ("code", "type") if isinstance(err.get(k), str)}
+        return str(err.get("message") or err.get("detail") or err), codes
+    return str(err), set()
+
+
+def stream_error(payload: Any, where: Endpoint) -> ProviderError:
+    """The error for an ``error`` event inside a stream (the HTTP status was already 200).
+
+    Mapped as its status would be when it names one (``code: 429``...), else as a server fault.
+    """
+    err = payload.get("error", payload) if isinstance(payload, dict) else payload
+    body = json.dumps({"error": err})
+    code = err.get("code") if isinstance(err, dict) else None
+    if isinstance(code, int) and 400 <= code <= 599:
+        status = code
+    else:
+        message, codes = _error_fields(body)
+        status = 400 if codes & _CONTEXT_CODES or _CONTEXT_LIMIT.search(message) else 500
+    return error_for_status(status, body, {}, where)
 
 
 async def post_json(
@@ -233,15 +255,7 @@ async def post_json(
         ) from None
     if status >= 300:
         raise error_for_status(status, raw.decode("utf-8", "replace"), response_headers, where)
-    try:
-        body = loads_bytes(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise TransientProviderError(
-            f"{where.provider}: truncated or invalid JSON body ({len(raw)} bytes)"
-        ) from None
-    if not isinstance(body, dict):
-        raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
-    return body
+    return _json_object(raw, where)
 
 
 async def _post_aiohttp(
@@ -270,6 +284,146 @@ async def _post_aiohttp(
     except (aiohttp.ClientError, OSError) as exc:
         # Dropped connections, resets, refused connects: the server may come back.
         raise _connection_error(where, type(exc).__name__, str(exc)) from None
+
+
+@dataclass(frozen=True)
+class SSEEvent:
+    """One server-sent event: its ``event:`` name (if any), its data, and when it arrived."""
+
+    event: str | None
+    data: str
+    at: float
+    """``time.perf_counter()`` when the event was complete."""
+
+
+@dataclass
+class StreamReply:
+    """What a streamed request returned: the events, or a whole JSON body from a server that
+    answered ``stream: true`` with a plain response."""
+
+    events: list[SSEEvent] = field(default_factory=list)
+    body: dict[str, Any] | None = None
+    started: float = 0.0
+    """``time.perf_counter()`` just before the request was sent."""
+
+
+def parse_sse_lines(lines: list[str], at: float = 0.0) -> list[SSEEvent]:
+    """Parse server-sent-event lines (without their line ends) into events.
+
+    Per the SSE format: ``data:`` lines accumulate (joined by newlines), ``event:`` names the
+    event, a blank line dispatches it, lines starting with ``:`` are comments. A last event not
+    followed by a blank line is dispatched too (servers that close right after it).
+    """
+    parser = _SSEParser()
+    out: list[SSEEvent] = []
+    for line in lines:
+        out.extend(parser.line(line, at))
+    out.extend(parser.line("", at))
+    return out
+
+
+class _SSEParser:
+    def __init__(self) -> None:
+        self.event: str | None = None
+        self.data: list[str] = []
+
+    def line(self, line: str, at: float) -> list[SSEEvent]:
+        if not line:
+            if not self.data:
+                self.event = None
+                return []
+            event = SSEEvent(self.event, "\n".join(self.data), at)
+            self.event, self.data = None, []
+            return [event]
+        if line.startswith(":"):
+            return []
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            self.data.append(value)
+        elif name == "event":
+            self.event = value
+        return []
+
+
+async def post_sse(
+    session: aiohttp.ClientSession | ClientHolder,
+    url: str,
+    payload: dict[str, Any],
+    headers: dict[str, str],
+    where: Endpoint,
+    timeout_s: float = 120.0,
+    done: str | None = "[DONE]",
+) -> StreamReply:
+    """POST ``payload`` and read the server-sent events of the answer, timing each one.
+
+    Reading stops at an event whose data is ``done`` (OpenAI's ``[DONE]``) or when the server
+    ends the body. A body cut off mid-transfer raises :class:`TransientProviderError` saying how
+    many events had arrived; whether the events that did arrive make a complete answer is for the
+    caller to judge (only it knows what the last event must be).
+
+    Raises:
+        ProviderError: A non-2xx status (mapped like :func:`post_json`), a timeout, a cut stream.
+    """
+    import aiohttp
+
+    client = session.get() if isinstance(session, ClientHolder) else session
+    reply_out = StreamReply(started=time.perf_counter())
+    parser = _SSEParser()
+    try:
+        async with client.post(
+            url,
+            data=dumps_bytes(payload),
+            headers={"Content-Type": "application/json", "Accept": "text/event-stream", **headers},
+            timeout=aiohttp.ClientTimeout(total=timeout_s),
+        ) as reply:
+            if reply.status >= 300:
+                raw = await reply.read()
+                raise error_for_status(reply.status, raw.decode("utf-8", "replace"), reply.headers, where)
+            if "json" in reply.headers.get("content-type", "") and "event-stream" not in reply.headers.get(
+                "content-type", ""
+            ):
+                # The server ignored ``stream: true`` and answered in one piece.
+                reply_out.body = _json_object(await reply.read(), where)
+                return reply_out
+            buffer = b""
+            async for chunk in reply.content.iter_any():
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                now = time.perf_counter()
+                for raw_line in lines:
+                    for event in parser.line(raw_line.rstrip(b"\r").decode("utf-8", "replace"), now):
+                        reply_out.events.append(event)
+                        if done is not None and event.data.strip() == done:
+                            return reply_out
+            now = time.perf_counter()
+            for text in (buffer.rstrip(b"\r").decode("utf-8", "replace"), ""):
+                reply_out.events.extend(parser.line(text, now))
+            return reply_out
+    except TimeoutError:
+        raise TransientProviderError(
+            f"{where.provider}: streamed request to {url} timed out after {timeout_s:g}s "
+            f"({len(reply_out.events)} event(s) received)"
+        ) from None
+    except aiohttp.ClientPayloadError as exc:
+        raise TransientProviderError(
+            f"{where.provider}: the stream was cut off after {len(reply_out.events)} event(s), before "
+            f"the answer was complete ({type(exc).__name__}: {scrub(str(exc))[:160]})"
+        ) from None
+    except (aiohttp.ClientError, OSError) as exc:
+        raise _connection_error(where, type(exc).__name__, str(exc)) from None
+
+
+def _json_object(raw: bytes, where: Endpoint) -> dict[str, Any]:
+    try:
+        body = loads_bytes(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise TransientProviderError(
+            f"{where.provider}: truncated or invalid JSON body ({len(raw)} bytes)"
+        ) from None
+    if not isinstance(body, dict):
+        raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
+    return body
 
 
 def _connection_error(where: Endpoint, kind: str, text: str) -> TransientProviderError:

@@ -480,7 +480,20 @@ def overview_payload(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> 
         "config": config,
         "config_warnings": config_warnings(config),
         "trial_notes": trial_notes(runs),
+        "serving_notes": serving_notes(runs),
     }
+
+
+def serving_notes(runs: Sequence[RunFolder]) -> list[str]:
+    """``label: N answers look like calls the server failed to parse ...`` for each run with serving
+    faults or run limits in its ``summary.json`` (shown under the grid, apart from the figures)."""
+    from callbench.report.serving import summary_serving_lines
+
+    notes = []
+    for run in runs:
+        if run.summary is not None:
+            notes += [f"{run.label}: {line}" for line in summary_serving_lines(run.summary)]
+    return notes
 
 
 def page_comparison(cmp: dict[str, Any], runs: Sequence[RunFolder]) -> dict[str, Any]:

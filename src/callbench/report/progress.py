@@ -76,6 +76,8 @@ class RunTally:
     passes: dict[str, int] = field(default_factory=dict)
     scored: dict[str, int] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    text_calls: int = 0
+    """Cases with an answer whose text holds a call the server did not return as one."""
     agent: bool = False
     """An agent under test: it sends its own model requests, so no request rate is shown
     (its rounds are reconstructed from call timing, not requests)."""
@@ -85,6 +87,7 @@ class RunTally:
         if record.status == "error":
             self.errors += 1
             return
+        self.text_calls += any(r.text_call_format and not r.recovered_calls for r in record.trace.rounds)
         for tier, verdict in record.verdicts.items():
             if not verdict.applicable:
                 continue
@@ -110,6 +113,8 @@ class RunTally:
         eta = self.eta_s()
         eta_text = "?" if eta is None else _duration(eta)
         head = f"[{self.done}/{self.total}] pass {self.pass_rates()} | errors {self.errors}"
+        if self.text_calls:  # a server whose tool-call parser fails shows here, not only as misses
+            head += f" | {self.text_calls} unparsed text call(s)"
         return f"{head} | {self.rate()}ETA {eta_text}"
 
     def rate(self) -> str:

@@ -18,6 +18,7 @@ from callbench.report.overview import comparisons
 from callbench.report.payload import header_payload, run_statistics, statistics_payload
 from callbench.report.progress import percent, tenths
 from callbench.report.reviews import reviewed_rows
+from callbench.report.serving import summary_serving_lines
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 if TYPE_CHECKING:
@@ -315,6 +316,10 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
         return _with_reviews_csv(rows, reviewed) if reviewed else to_csv(rows)
     if fmt == "md":
         text = f"### {run.label}\n\n" + to_markdown(rows, SHOW_COLUMNS)
+        serving = summary_serving_lines(run.summary) if run.summary is not None else []
+        if serving:  # serving faults and run limits, apart from the accuracy figures
+            items = "".join(f"- {_md_text(line)}\n" for line in serving)
+            text += "\nServing faults and run limits:\n\n" + items
         if reviewed:
             text += "\n" + _reviewed_markdown(reviewed, suspects)
         tables = aggregates_markdown(run.summary)

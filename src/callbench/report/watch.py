@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
+from callbench.report.serving import round_notes
 from callbench.report.terminal import AGENT_MODE, agent_failure, printable, run_subject
 
 if TYPE_CHECKING:
@@ -158,6 +159,8 @@ class WatchObserver:
         if round_info.text:
             text = Text(printable(round_info.text[:2000]), style="italic")
             self._print(label, Text("  text: ").append_text(text))
+        for note, style in round_notes(round_info):  # raw text, calls left in the text, limits
+            self._print(label, Text("  " + printable(note), style=style))
         if not calls:
             self._print(label, Text("  no tool call", style="yellow"))
         for call in calls:

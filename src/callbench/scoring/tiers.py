@@ -21,6 +21,7 @@ from callbench.scoring.base import Scorer
 from callbench.scoring.matching import Instance, best_assignment, expand, sequence_assignment
 from callbench.scoring.partial import partial_score
 from callbench.scoring.refs import ref_resolver
+from callbench.scoring.serving import apply_serving_reasons
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import DSL_KEYS, Case
 from callbench.types.contract import FollowUp
@@ -61,10 +62,11 @@ def score_tier(tier: Tier, case: Case, trace: Trace, registry: ToolRegistry) -> 
     """Score ``trace`` for ``case`` under ``tier``; pure and deterministic."""
     completion = tier == "task-completion-execution"
     ev = _evaluate(case, trace, registry, completion)
-    reasons = _reasons(tier, case, trace, ev)
+    # Serving faults and run limits explain a failure; they never turn a pass into one (then: warnings).
+    reasons, serving_warnings = apply_serving_reasons(_reasons(tier, case, trace, ev), trace, bool(ev.calls))
     passed = not reasons
     partial = partial_score(tier, ev.instances, ev.calls, ev.assignment, ev.mismatches, passed)
-    warnings = list(ev.notes)
+    warnings = list(ev.notes) + serving_warnings
     if tier == "native-function-contract":
         warnings.append("contract tier evaluates native call structure only; tool execution was not assessed")
     return Verdict(

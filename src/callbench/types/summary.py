@@ -61,8 +61,41 @@ class TierFigures(Figures):
     n_error_excluded: int = 0
     diagnostic: bool = False
     """A diagnostic scorer of this run (``run.json``'s ``diagnostic_scorers``): shown, never a pass rule."""
+    n_serving_limited: int = 0
+    """Scored cases whose output was cut at the token limit or whose conversation overflowed the
+    context window (set only when there are any)."""
+    accuracy_without_serving_limits: float | None = None
+    """Strict accuracy with those cases left out, shown beside ``accuracy`` (set with the count)."""
     by_suite: dict[str, Figures] = Field(default_factory=dict)
     by_category: dict[str, Figures] = Field(default_factory=dict)
+
+
+class ServingFaults(BaseModel):
+    """Completed cases where the serving stack or a limit of the run, not only the model, shows
+    (``summary.json`` → ``serving``; present only when one of the counts is not zero)."""
+
+    text_call_answers: int = 0
+    """Answers without structured calls whose text holds a call in a known serialisation: calls the
+    server's tool-call parser probably failed to return (native mode, not recovered)."""
+    text_call_cases: int = 0
+    text_call_formats: dict[str, int] = Field(default_factory=dict)
+    """Those answers per serialisation (``hermes``, ``mistral``, ``llama``, ``harmony``, ``json``...)."""
+    recovered_calls: int = 0
+    """Calls read from answer texts and scored as calls (``--recover-text-calls``)."""
+    recovered_cases: int = 0
+    format_error_cases: int = 0
+    """Prompt mode / local checkpoints: cases with call-like text that could not be read."""
+    output_truncated: int = 0
+    """Cases with a round that stopped at the output token limit."""
+    context_overflow: int = 0
+    """Cases the endpoint refused because the conversation exceeds the model's context window."""
+
+    def any(self) -> bool:
+        """Whether any count is not zero."""
+        return any(
+            (self.text_call_answers, self.recovered_calls, self.format_error_cases)
+            + (self.output_truncated, self.context_overflow)
+        )
 
 
 class QCFlag(BaseModel):
@@ -188,6 +221,8 @@ class Summary(BaseModel):
     usage: RunUsage | None = None
     requests: dict[str, int] | None = None
     """The model wrapper's counters (cache hits, transient errors...), when it kept any."""
+    serving: ServingFaults | None = None
+    """Serving faults and run limits counted apart (set only when there are any)."""
 
     @classmethod
     def from_json_dict(cls, raw: Mapping[str, Any]) -> Summary:

@@ -22,8 +22,11 @@ StopReason = Literal[
     "agent_crashed",
     "agent_timeout",
     "no_answer",
+    "context_overflow",
 ]
 """``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended).
+``context_overflow``: the endpoint refused a request because the conversation exceeds the model's
+context window; scored, with the reason ``context_overflow`` counted apart in the summary.
 ``agent_crashed`` / ``agent_timeout`` / ``no_answer``: an agent under test (``--agent``) crashed or exited
 non-zero, ran past the case's time limit, or finished without an answer; scored failures."""
 
@@ -57,6 +60,9 @@ class TraceCall(BaseModel):
     annotations: dict[str, Any] = Field(default_factory=dict)
     started_at: float | None = Field(default=None, exclude_if=_absent)
     """Unix time the call arrived (agent-under-test runs, where calls come over MCP; else absent)."""
+    recovered_from: str | None = Field(default=None, exclude_if=_absent)
+    """``--recover-text-calls``: the serialisation the call was read from in the answer's text (the
+    server returned no structured call); absent for structured calls."""
 
     @property
     def executed_ok(self) -> bool:

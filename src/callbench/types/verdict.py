@@ -26,8 +26,27 @@ ReasonCode = Literal[
     "agent_crashed",
     "agent_timeout",
     "no_answer",
+    "serving_parse_suspected",
+    "format_error",
+    "output_truncated",
+    "context_overflow",
 ]
-"""Machine-readable failure reasons of the three strict tiers. Other scorers may use their own codes."""
+"""Machine-readable failure reasons of the three strict tiers. Other scorers may use their own codes.
+
+The last four tell serving faults and run limits apart from the model's choices (see
+``callbench.scoring.serving``): ``serving_parse_suspected`` (native mode: the answer's text holds a
+call the server's parser did not return; in place of ``no_structured_call``), ``format_error``
+(prompt mode: call-like text that could not be read), ``output_truncated`` (a round stopped at the
+output token limit), ``context_overflow`` (the endpoint refused the conversation as too long). They
+are only added to verdicts that fail for their own reasons."""
+
+SERVING_REASONS: tuple[str, ...] = (
+    "serving_parse_suspected",
+    "format_error",
+    "output_truncated",
+    "context_overflow",
+)
+"""Reason codes about serving faults and run limits rather than about the calls themselves."""
 
 Tier = Literal["native-function-contract", "real-tool-execution", "task-completion-execution"]
 TIERS: tuple[Tier, ...] = ("native-function-contract", "real-tool-execution", "task-completion-execution")

@@ -29,8 +29,24 @@ function renderRunInfo() {
       el("strong", { text: run.label }), " ",
       agent ? [item("agent-spec", "agent", agent.spec), " · ", item("agent-kind", "kind", agent.kind)] : item("model", "model", h.model || ""),
       " · ", item("mode", "harness mode", h.harness_mode), " · ", item("budget", "round budget", roundBudget(h)),
-      agent ? el("span", { class: "note", text: " (no rounds: the agent runs its own loop; rounds below are reconstructed from call timing)" }) : null);
+      agent ? el("span", { class: "note", text: " (no rounds: the agent runs its own loop; rounds below are reconstructed from call timing)" }) : null,
+      preflightPanel((h.options || {}).preflight));
   }));
+}
+
+function preflightPanel(pf) {
+  // run --preflight: callbench doctor's table of the endpoint (run.json options.preflight), collapsed
+  // unless a check failed. Every cell is text from run.json.
+  if (!pf || !Array.isArray(pf.checks)) return null;
+  const n = pf.counts || {}, failed = pf.checks.filter((c) => c.status === "failed");
+  const line = `preflight: ${n.passed || 0} passed, ${n.failed || 0} failed${failed.length ? " (" + failed.map((c) => c.name).join(", ") + ")" : ""}, ${n.skipped || 0} skipped · ${pf.requests || 0} request(s)`;
+  const rows = pf.checks.map((c) => el("tr", { "data-testid": "preflight-check", "data-check": c.id, "data-status": c.status },
+    el("td", { text: c.name }), el("td", {}, el("span", { class: "pill " + (c.status === "passed" ? "pass" : c.status === "failed" ? "fail" : "skip"), text: c.status })),
+    el("td", { text: c.evidence }), el("td", { class: c.status === "failed" ? "" : "note", text: c.corrupts })));
+  return el("details", { class: "preflight" + (failed.length ? " has-failed" : ""), "data-testid": "preflight", open: failed.length ? "" : null },
+    el("summary", { class: failed.length ? "bad-text" : "", text: line }),
+    el("p", { class: "note", text: `callbench doctor against the endpoint before the first case (${pf.at || ""}); failed checks are serving faults, not the model's (docs/doctor.md).` }),
+    el("table", {}, el("thead", {}, el("tr", {}, ["check", "result", "evidence", "a failure would corrupt"].map((t) => el("th", { text: t })))), el("tbody", {}, rows)));
 }
 
 // ---- the slot's sections ------------------------------------------------------------------
@@ -122,7 +138,9 @@ function renderGrid() {
         cols.strict.map((t) => gridCell(run, at(t), false)), cols.diagnostic.map((t) => gridCell(run, at(t), true))));
     }
   });
-  box.replaceChildren(el("table", { class: "grid", "data-export": "overview-grid", "data-testid": "grid" }, el("thead", {}, head1, head2), el("tbody", {}, rows)));
+  // Serving faults and run limits, per run: shown apart from the accuracy figures, never folded in.
+  const serving = (DATA.serving_notes || []).map((n) => el("p", { class: "note warn-note", "data-testid": "serving-note", text: n }));
+  box.replaceChildren(el("table", { class: "grid", "data-export": "overview-grid", "data-testid": "grid" }, el("thead", {}, head1, head2), el("tbody", {}, rows)), ...serving);
 }
 
 // ---- leaderboard and comparisons ----------------------------------------------------------
