@@ -1,49 +1,44 @@
-"""Report size and open time at scale: 3 runs × 10,000 realistic cases, packed vs the old payload.
+"""Report writing at scale: 3 runs × 10,000 realistic cases, written by ``callbench report``.
 
 Run: python bench/report_scale.py [--cases 10000] [--runs 3] [--source DIR ...] [--repeat 3]
-[--no-browser] [--no-before]
+[--summary] [--no-browser] [--reference-src DIR]
 
 The records are real ones replicated under new keys: each ``--source`` run folder (default: the
 genomics oracle, noisy:3 and noisy:7 runs, made in a temporary folder with ``callbench run`` when
 not given) supplies one run's records, case ``i`` of every run being the source's record
-``i mod len(source)`` (so every run holds the same cases, as in a model comparison). Prints, for the
-report as written today (``packed``) and the old all-inline payload (``before``: every full record
-in the page as JSON, :func:`old_payload`): file size, bytes per record, time to write, the open time
-in headless Chromium (navigation start to the first frame with ``#f-count`` filled; median of
-``--repeat``) and the time to open the first case panel. The browser is Debian's chromium through
-Playwright (``tests/report/browser.py``).
+``i mod len(source)`` (so every run holds the same cases, as in a model comparison), written as
+callbench writes them (compact JSON lines). Without ``--summary`` the runs have no
+``summary.json``, so the report computes every run's statistics (the worst case); with it each
+run gets the summary a finished run has.
+
+Each write runs in a fresh process (``write_report``); the bench prints, medians of ``--repeat``
+writes beside the targets of issue 26: wall time, CPU time, peak RSS of the writing process, page
+size and bytes per record, then the open time in headless Chromium (navigation start to the first
+frame with ``#f-count`` filled) and the time to open the first case panel. ``--reference-src``
+names another checkout's ``src`` folder (e.g. ``git archive HEAD src | tar -x -C /tmp/before``)
+whose writer is measured on the same runs in the same sitting (the "before" row). The browser is
+Debian's chromium through Playwright (``tests/report/browser.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 sys.path[:0] = [str(TESTS / "report")]  # the browser helper
 
-from callbench.harness.runfolder import RunFolder, bulk_load, read_run  # noqa: E402
-from callbench.report.breakdowns import breakdowns_payload  # noqa: E402
-from callbench.report.html import render_html, write_report  # noqa: E402
-from callbench.report.overview import overview_payload  # noqa: E402
-from callbench.report.payload import (  # noqa: E402
-    _shorten,
-    header_payload,
-    record_payload,
-    record_row,
-    run_statistics,
-    statistics_payload,
-)
-
 MODELS = ("oracle", "noisy:3", "noisy:7")
+TARGETS = {"write_s": 10.0, "rss_mb": 300.0, "open_s": 1.0}
+"""Issue 26 item 4, at 3 x 10,000 records: written in <= 10 s within 300 MB, opened in < 1 s."""
 
 
 def source_runs(folder: Path) -> list[Path]:
@@ -57,8 +52,10 @@ def source_runs(folder: Path) -> list[Path]:
     return out
 
 
-def replicate(source: Path, target: Path, cases: int) -> Path:
-    """A run folder of ``cases`` cases: ``source``'s records (first trial) again under new keys."""
+def replicate(source: Path, target: Path, cases: int, *, summary: bool = False) -> Path:
+    """A run folder of ``cases`` cases: ``source``'s records (first trial) again under new keys,
+    one compact JSON line each (as the run's writer writes them); with ``summary``, the
+    ``summary.json`` of a finished run (``callbench score`` rebuilds it)."""
     lines = [json.loads(x) for x in (source / "records.jsonl").read_text(encoding="utf-8").splitlines() if x]
     base = [r for r in lines if r.get("trial", 1) == 1]
     target.mkdir(parents=True)
@@ -71,39 +68,31 @@ def replicate(source: Path, target: Path, cases: int) -> Path:
             copy = i // len(base)
             rec["case_id"] = f"{rec['case_id']}~{copy}"
             rec["key"] = f"{rec['suite']}:{rec['case_id']}"
-            fh.write(json.dumps(rec) + "\n")
+            fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+    if summary:
+        subprocess.run(["callbench", "score", str(target)], check=True, capture_output=True)
     return target
 
 
-def old_payload(runs: Sequence[RunFolder]) -> dict[str, Any]:
-    """The page data as it was before packing: plain rows and every full record inline as JSON."""
-    stats = [run_statistics(r) for r in runs]
-    with bulk_load():
-        records = [[record_payload(r) for r in run.records] for run in runs]
-    return {
-        "generated_at": "before",
-        "live": False,
-        "runs": [
-            {
-                "id": f"run{i}",
-                "label": run.label,
-                "header": _shorten(header_payload(run)),
-                "statistics": statistics_payload(st),
-                "records": [record_row(r) for r in run.records],
-                "details": details,
-                "offset": run.offset,
-            }
-            for i, (run, st, details) in enumerate(zip(runs, stats, records, strict=True))
-        ],
-        **overview_payload(runs, stats),
-        "breakdowns": breakdowns_payload(runs),
-    }
+WRITER = """
+import json, resource, sys, time
+from callbench.report.html import write_report
+wall, cpu = time.perf_counter(), time.process_time()
+write_report(sys.argv[2:], sys.argv[1])
+print(json.dumps({"write_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
 
 
-def write_old(run_dirs: Sequence[Path], out: Path) -> Path:
-    runs = [read_run(d) for d in run_dirs]
-    out.write_text(render_html(old_payload(runs), "callbench report (before)"), encoding="utf-8")
-    return out
+def write_once(dirs: list[Path], out: Path, src: Path | None) -> dict[str, float]:
+    """One ``write_report`` in a fresh process (its own peak RSS); ``src``: a checkout's ``src``."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")])
+    cmd = [sys.executable, "-c", WRITER, str(out), *map(str, dirs)]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 OPENED = """() => {
@@ -131,14 +120,30 @@ def browser_figures(html: Path, repeat: int) -> dict[str, float]:
     return {"open": statistics.median(opens), "panel": statistics.median(panels)}
 
 
-def measure(name: str, write: Any, out: Path, records: int, repeat: int, browser: bool) -> None:
-    start = time.perf_counter()
-    write()
-    seconds = time.perf_counter() - start
+def _cell(value: float | None, target: float | None = None, fmt: str = "{:.2f}") -> str:
+    if value is None:
+        return "-"
+    text = fmt.format(value)
+    return text if target is None else f"{text} ({'ok' if value <= target else 'MISS'} <= {target:g})"
+
+
+def measure(name: str, dirs: list[Path], out: Path, records: int, args: Any, src: Path | None) -> None:
+    """Write the report ``--repeat`` times (fresh processes) and print the medians; then open it."""
+    runs = [write_once(dirs, out, src) for _ in range(args.repeat)]
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
     size = out.stat().st_size
-    b = browser_figures(out, repeat) if browser else {}
-    cells = " ".join(f"{b[k]:>8.2f}" if k in b else f"{'-':>8}" for k in ("open", "panel"))
-    print(f"{name:>8} {size / 1e6:>8.1f} {size / records:>9.0f} {seconds:>8.1f} {cells}", flush=True)
+    b = {} if args.no_browser else browser_figures(out, args.repeat)
+    cells = [
+        _cell(med["write_s"], TARGETS["write_s"]),
+        _cell(med["cpu_s"]),
+        _cell(med["rss_mb"], TARGETS["rss_mb"], "{:.0f}"),
+        f"{size / 1e6:.1f}",
+        f"{size / records:.0f}",
+        _cell(b.get("open"), TARGETS["open_s"]),
+        _cell(b.get("panel")),
+    ]
+    print(f"{name:>8}  " + "  ".join(cells), flush=True)
+    print(f"{'':>8}  each write: " + ", ".join(f"{r['write_s']:.1f} s / {r['rss_mb']:.0f} MB" for r in runs))
 
 
 def main() -> None:
@@ -147,22 +152,26 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--source", action="append", type=Path, help="run folder to replicate (repeatable)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--summary", action="store_true", help="give each run its summary.json")
     parser.add_argument("--no-browser", action="store_true")
-    parser.add_argument("--no-before", action="store_true", help="skip the old payload")
+    parser.add_argument("--reference-src", type=Path, help="another checkout's src: its writer, measured too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cb-report-scale-") as tmp_name:
         tmp = Path(tmp_name)
         sources = args.source or source_runs(tmp / "sources")
-        dirs = [replicate(sources[i % len(sources)], tmp / f"run{i}", args.cases) for i in range(args.runs)]
+        dirs = [
+            replicate(sources[i % len(sources)], tmp / f"run{i}", args.cases, summary=args.summary)
+            for i in range(args.runs)
+        ]
         records = args.cases * args.runs
+        load = os.getloadavg()[0]
         print(f"{args.runs} runs × {args.cases} cases ({records} records) from {[s.name for s in sources]}")
-        print(f"{'payload':>8} {'MB':>8} {'B/record':>9} {'write s':>8} {'open s':>8} {'panel s':>8}")
-        out = tmp / "report.html"
-        browser = not args.no_browser
-        measure("packed", lambda: write_report(dirs, out), out, records, args.repeat, browser)
-        if not args.no_before:
-            old = tmp / "before.html"
-            measure("before", lambda: write_old(dirs, old), old, records, args.repeat, browser)
+        print(f"summary.json: {'yes' if args.summary else 'no (statistics computed)'}; load {load:.1f}; "
+              f"medians of {args.repeat}; {time.strftime('%Y-%m-%d')}")
+        print(f"{'writer':>8}  write s (target)  cpu s  peak RSS MB (target)  MB  B/record  open s  panel s")
+        if args.reference_src is not None:
+            measure("before", dirs, tmp / "before.html", records, args, args.reference_src.resolve())
+        measure("now", dirs, tmp / "report.html", records, args, None)
 
 
 if __name__ == "__main__":

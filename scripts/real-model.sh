@@ -19,7 +19,9 @@
 #   REAL_MODEL_VENV        the server's venv; an existing one with llama_cpp and the GGUF package is reused
 #   REAL_MODEL_PYTHON      the interpreter that creates that venv (default python3)
 #   CALLBENCH              the callbench command (default: `callbench` on PATH)
-#   REAL_MODEL_N_CTX       server context length (default 32768, Gemma 3 270M's own)
+#   REAL_MODEL_N_CTX       server context length (default 8192: a genomics prompt with 24 tools is ~3,600
+#                          tokens; the server ignores max_tokens inside a tool call, so a call the
+#                          model never closes runs to the end of the window, docs/real-models.md)
 #   REAL_MODEL_THREADS     server threads (default: every core)
 #   REAL_MODEL_MAX_TOKENS  --max-tokens per reply (default 256: a call is short; the base model rambles)
 #   REAL_MODEL_CASE_TIMEOUT, REAL_MODEL_REQUEST_TIMEOUT  seconds (default 900 and 600: a slow CPU server)
@@ -82,7 +84,7 @@ positive() {  # NAME VALUE: a positive integer, or one line naming the variable
 CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}"
 HOME_DIR="${REAL_MODEL_HOME:-$CACHE_HOME/callbench-real-model}"
 VENV="${REAL_MODEL_VENV:-$HOME_DIR/venv-llama-cpp-python-$LLAMA_CPP_VERSION}"
-N_CTX="${REAL_MODEL_N_CTX:-32768}"
+N_CTX="${REAL_MODEL_N_CTX:-8192}"
 THREADS="${REAL_MODEL_THREADS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
 MAX_TOKENS="${REAL_MODEL_MAX_TOKENS:-256}"
 CASE_TIMEOUT="${REAL_MODEL_CASE_TIMEOUT:-900}"
@@ -158,18 +160,29 @@ has() {  # FEATURE: bfcl, agents or doctor
 }
 setup "machine" "$(uname -srm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores"
 setup "callbench" "${PROBE##* } ($CALLBENCH_CMD)"
-setup "started" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+setup "started" "$(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 
 # --- the steps: callbench against the server -------------------------------------------------------
 # RUNNER is run_step (real) or plan_step (--plumbing: print what would run).
 plan_step() {  # STEP FOLDER COMMAND...
   local step="$1"
   shift 2
+  if [ "$1" = run_doctor ]; then  # the function's command line, as it would run
+    set -- "$CALLBENCH_CMD" doctor "$2" --json --max-tokens "$MAX_TOKENS" --request-timeout "$REQUEST_TIMEOUT" \
+      --case-timeout "$CASE_TIMEOUT" --context-probe "$((N_CTX * 2))"
+  fi
   echo "plan: $step: $*"
 }
 skip_step() {  # STEP WHY (recorded in steps.tsv only when the steps really run)
   [ "$PLUMBING" = 1 ] || printf '%s\tskipped\t0\t\t%s\n' "$1" "$2" >>"$STEPS_FILE"
   echo "skip: $1: $2"
+}
+# callbench doctor with the run's limits: its JSON report to doctor.json (the figures read it), its
+# stderr to doctor.log. The context probe is twice the server's window: enough to find the limit,
+# cheap to refuse (the default, millions of tokens, costs a CPU server minutes of tokenising).
+run_doctor() {  # MODEL
+  "$CALLBENCH_CMD" doctor "$1" --json --max-tokens "$MAX_TOKENS" --request-timeout "$REQUEST_TIMEOUT" \
+    --case-timeout "$CASE_TIMEOUT" --context-probe "$((N_CTX * 2))" >"$OUT/doctor.json"
 }
 run_steps() {  # RUNNER BASE_URL
   local runner="$1" base_url="$2" kind model
@@ -181,7 +194,7 @@ run_steps() {  # RUNNER BASE_URL
   setup "run options" "${opts[*]}"
   if wants doctor; then
     if has doctor; then
-      "$runner" doctor "$OUT/doctor" "$CALLBENCH_CMD" doctor "$native"
+      "$runner" doctor "" run_doctor "$native"
     else
       skip_step doctor "this callbench has no doctor command"
     fi
@@ -271,8 +284,8 @@ setup "model" "$GGUF_PACKAGE ($(basename "$GGUF"), sha256 $(sha256sum "$GGUF" | 
 
 # --- serve it on 127.0.0.1, on a free port --------------------------------------------------------
 PORT="$("$CB_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-# --logits_all False: the server's default (True) keeps n_ctx x vocabulary float32 logits, 32 GiB for
-# Gemma 3 (262,144 tokens) at 32k context; nothing here reads logprobs.
+# --logits_all False: the server's default (True) keeps n_ctx x vocabulary float32 logits: 8 GiB for
+# Gemma 3's 262,144 tokens at 8k context, 32 GiB at its full 32k; nothing here reads logprobs.
 SERVER_ARGS=(--model "$GGUF" --model_alias "$MODEL_ALIAS" --chat_format chatml-function-calling
   --n_ctx "$N_CTX" --n_threads "$THREADS" --logits_all False --host 127.0.0.1 --port "$PORT")
 setup "server flags" "python -m llama_cpp.server ${SERVER_ARGS[*]//$HOME_DIR\//}"
@@ -316,5 +329,5 @@ setup "server ready" "$((SECONDS - started)) s after start"
 
 run_steps run_step "$BASE_URL"
 stop_server
-setup "finished" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+setup "finished" "$(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 "$CB_PY" "$FIGURES" "$OUT"

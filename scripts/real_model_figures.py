@@ -187,10 +187,38 @@ def errors_by_suite(run: Run) -> Counter[str]:
     return Counter(r.get("suite", "?") for r in run.records if r.get("status") == "error")
 
 
+SERVING_LIMITS = ("context_overflow", "output_truncated")
+"""Reason codes of cases cut by the serving stack's limits (counted apart, beside plain accuracy)."""
+
+
+def limited(run: Run, tier: str, suite: str | None, category: str | None = None) -> tuple[int, int]:
+    """(cases cut by a serving limit, of them passed) among ``tier``'s completed verdicts."""
+    cut = cut_passed = 0
+    for record in run.records:
+        if record.get("status") == "error" or (suite and record.get("suite") != suite):
+            continue
+        if category and record.get("category") != category:
+            continue
+        verdict = (record.get("verdicts") or {}).get(tier) or {}
+        codes = {r.get("code") if isinstance(r, dict) else r for r in verdict.get("reasons") or []}
+        if codes & set(SERVING_LIMITS):
+            cut += 1
+            cut_passed += bool(verdict.get("passed"))
+    return cut, cut_passed
+
+
+def _accuracy_row(run: Run, label: str, tier: str, cell: dict[str, Any], cut: tuple[int, int]) -> list[Any]:
+    n, passed = int(cell.get("n", 0)), int(cell.get("passed", 0))
+    rest_n, rest_passed = n - cut[0], passed - cut[1]
+    without = f"{rest_passed} / {rest_n} ({pct(rest_passed, rest_n)})" if cut[0] else "—"
+    return [run.name, run.kind, label, tier, f"{passed} / {n}", pct(passed, n), cut[0], without]
+
+
 def accuracy_rows(run: Run) -> list[list[Any]]:
-    """One row per tier and suite: passed / n over completed cases, errors beside (never pooled)."""
+    """One row per tier and suite: passed / n over completed cases; the cases a serving limit cut
+    (context overflow, output truncated) and the accuracy without them beside; error records apart."""
     if run.summary is None:
-        return [[run.name, run.kind, "—", "no summary.json (the run did not finish)", "", "", ""]]
+        return [[run.name, run.kind, "—", "no summary.json (the run did not finish)", "", "", "", "", ""]]
     errors = errors_by_suite(run)
     rows = []
     for tier, figures in (run.summary.get("tiers") or {}).items():
@@ -198,17 +226,15 @@ def accuracy_rows(run: Run) -> list[list[Any]]:
         if not by_suite:
             by_suite = {"(all)": figures}
         for suite, cell in by_suite.items():
-            n, passed = int(cell.get("n", 0)), int(cell.get("passed", 0))
-            rows.append(
-                [run.name, run.kind, suite, tier, f"{passed} / {n}", pct(passed, n), errors.get(suite, 0)]
+            row = _accuracy_row(
+                run, suite, tier, cell, limited(run, tier, None if suite == "(all)" else suite)
             )
+            rows.append([*row, errors.get(suite, 0)])
         if set(by_suite) == {"bfcl"}:
             # BFCL's categories are its unit: a serving fault shows as one category at 0 (parallel calls)
             for category, cell in sorted((figures.get("by_category") or {}).items()):
-                n, passed = int(cell.get("n", 0)), int(cell.get("passed", 0))
-                rows.append(
-                    [run.name, run.kind, f"bfcl · {category}", tier, f"{passed} / {n}", pct(passed, n), ""]
-                )
+                cut = limited(run, tier, "bfcl", category)
+                rows.append([*_accuracy_row(run, f"bfcl · {category}", tier, cell, cut), ""])
     return rows
 
 
@@ -292,6 +318,9 @@ def serving_rows(run: Run) -> list[list[Any]]:
     notable = ", ".join(f"{k} {v}" for k, v in sorted(s.finish.items()) if k in _NOTABLE_FINISH) or "none"
     formats = ", ".join(f"{k} {v}" for k, v in s.text_call_formats.most_common()) or "none"
     http = ", ".join(f"{k} ×{v}" for k, v in s.http_statuses.most_common()) or "none"
+    # the run's own tallies: summary.json's serving counts and request outcomes (retries, fatal stops)
+    tallies = {**((run.summary or {}).get("serving") or {}), **((run.summary or {}).get("requests") or {})}
+    shown = ", ".join(f"{k} {v}" for k, v in tallies.items() if v and not isinstance(v, dict)) or "—"
     return [
         [
             run.name,
@@ -304,6 +333,7 @@ def serving_rows(run: Run) -> list[list[Any]]:
             f"{s.no_call_cases} / {completed}",
             f"{s.bad_json_calls} / {s.unknown_tool_calls} / {s.schema_invalid_calls}",
             http,
+            shown,
         ]
     ]
 
@@ -324,24 +354,28 @@ def reason_rows(run: Run, top: int = 6) -> list[list[Any]]:
 
 
 def doctor_lines(root: Path) -> list[str]:
-    """``callbench doctor``'s findings: its JSON table when written, else the failing lines of its log."""
-    for candidate in (root / "doctor" / "doctor.json", root / "doctor.json"):
-        if candidate.is_file():
-            data = load_json(candidate)
-            checks = data.get("checks")
-            if isinstance(checks, list):
-                return [_check_line(c) for c in checks if isinstance(c, dict)]
+    """``callbench doctor --json``'s checks (``doctor.json``), else the failing lines of its log."""
+    report = root / "doctor.json"
+    if report.is_file() and report.stat().st_size:
+        data = load_json(report)
+        checks = [c for c in data.get("checks") or [] if isinstance(c, dict)]
+        head = [f"{sum(c.get('status') == s for c in checks)} {s}" for s in ("passed", "failed", "skipped")]
+        lines = [f"{len(checks)} checks: {', '.join(head)}; {data.get('requests', '?')} request(s)"]
+        return lines + [_check_line(c) for c in checks]
     log = root / "doctor.log"
     if not log.is_file():
         return []
     text = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    return [" ".join(line.split()) for line in text if re.search(r"\b(fail|FAIL|✗)", line)]
+    return [" ".join(line.split()) for line in text if re.search(r"\b(fail|FAIL|✗|error)", line)]
 
 
 def _check_line(check: dict[str, Any]) -> str:
-    name = check.get("name", check.get("check", "?"))
-    verdict = "pass" if check.get("passed", check.get("ok")) else "FAIL"
-    return f"{name}: {verdict} — {_shorten(str(check.get('evidence', '')), 160)}"
+    status = str(check.get("status", "?"))
+    line = f"{check.get('name', check.get('id', '?'))}: {status.upper() if status == 'failed' else status}"
+    line += f" — {_shorten(' '.join(str(check.get('evidence', '')).split()), 220)}"
+    if status == "failed" and check.get("corrupts"):
+        line += f" (would corrupt: {_shorten(str(check['corrupts']), 160)})"
+    return line
 
 
 def render(root: Path) -> str:
@@ -387,7 +421,17 @@ def render(root: Path) -> str:
             "## Strict accuracy per tier (over completed cases; error records apart)",
             "",
             table(
-                ["run", "mode", "suite", "tier", "passed", "accuracy", "error records"],
+                [
+                    "run",
+                    "mode",
+                    "suite",
+                    "tier",
+                    "passed",
+                    "accuracy",
+                    "cut by a serving limit",
+                    "accuracy without them",
+                    "error records",
+                ],
                 [row for run in runs for row in accuracy_rows(run)],
             ),
             "",
@@ -416,6 +460,7 @@ def render(root: Path) -> str:
                     "cases without a call",
                     "calls: bad JSON / unknown tool / schema-invalid",
                     "HTTP statuses in errors",
+                    "summary.json serving and requests",
                 ],
                 [row for run in runs for row in serving_rows(run)],
             ),
@@ -444,7 +489,7 @@ def render(root: Path) -> str:
         ]
         out += torn + ([""] if torn else [])
     doctor = doctor_lines(root)
-    if doctor or (root / "doctor.log").is_file():
+    if doctor or (root / "doctor.log").is_file() or (root / "doctor.json").is_file():
         out += ["## doctor", ""] + [f"- {line}" for line in doctor or ["no failing check"]] + [""]
     return "\n".join(out)
 

@@ -134,10 +134,11 @@ async def run_agent(script: Path, env: dict[str, str], answer_file: Path, *args:
 
 @pytest.fixture
 def starter_world(suite: Suite, tmp_path: Path) -> Iterator[tuple[RecordingMCPServer, dict[str, Endpoint]]]:
-    """A recording MCP server with one endpoint per starter case, each on a fresh executor session."""
+    """A recording MCP server with one endpoint per played starter case (:func:`smoke_cases`), each
+    on a fresh executor session."""
     server = RecordingMCPServer()
     sessions, endpoints = [], {}
-    for case in suite.cases:
+    for case in smoke_cases(suite):
         session = suite.executor.start(case, tmp_path / "work" / case.id, suite)
         sessions.append(session)
         tools = [tool(t.name, t.description, t.parameters) for t in offered_tools(suite, case)]

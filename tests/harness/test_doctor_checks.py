@@ -87,6 +87,8 @@ FAULT_CASES: list[tuple[str, str, set[str]]] = [
     ("tool_results_refused", "strict=1", {"tool_result_round_trip"}),
     ("context_500", "strict=1", {"context_limit"}),
     ("context_truncated", "strict=1", {"context_limit"}),
+    # A model that calls the wrong (offered) tool: the server decoded the call, so nothing fails.
+    ("wrong_tool", "strict=1", set()),
 ]
 
 
@@ -342,3 +344,10 @@ def test_preflight_needs_an_endpoint_and_says_so_before_any_folder(tmp_path: Pat
     with pytest.raises(ConfigError, match="--preflight checks a model endpoint"):
         callbench.run("starter", "oracle", out_dir=out, preflight=True)
     assert not out.exists()
+
+
+def test_a_wrong_tool_is_the_models_choice_not_a_serving_fault() -> None:
+    with DoctorServer("wrong_tool") as server:
+        report = doctor(server)
+    one = next(c for c in report.checks if c.id == "one_call")
+    assert one.status == "passed" and "get_time" in one.evidence and "model's choice" in one.evidence

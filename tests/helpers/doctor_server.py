@@ -39,6 +39,8 @@ FAULTS = {
     "tool_results_refused": "refuses any tool-role message (HTTP 400)",
     "context_500": "a prompt past the window is answered with HTTP 500, not a context-length error",
     "context_truncated": "a prompt past the window is cut silently and answered (Ollama's num_ctx)",
+    # Not a serving fault: a weak model's choice, which doctor must not charge to the server.
+    "wrong_tool": "the model calls get_time when asked for the weather (decoded fine: a model choice)",
 }
 """Every fault the server can simulate, with what it does."""
 
@@ -177,6 +179,8 @@ class DoctorServer:
             calls = [("get_weather", weather), ("get_weather", '{"city": "Tokyo", "unit": "celsius"}')]
             return self._calls(calls[:1] if "parallel_as_one" in self.faults else calls)
         if "get_weather" in tools and "weather" in user.lower():
+            if "wrong_tool" in self.faults and "get_time" in tools:
+                return self._calls([("get_time", '{"timezone": "Europe/Paris"}')])
             return self._calls([("get_weather", weather)])
         if "hello" in user.lower():
             if choice == "required" and "tool_choice_required_ignored" not in self.faults:

@@ -161,7 +161,7 @@ def test_prompt_mode_gold_path_scores_full_marks(tmp_path: Path) -> None:
     assert _accuracies(result.summary) == dict.fromkeys(TIERS, 1.0)
 
 
-def test_context_overflow_is_an_error_record_and_the_run_goes_on(gold: GoldResponder, tmp_path: Path) -> None:
+def test_context_overflow_is_scored_apart_and_the_run_goes_on(gold: GoldResponder, tmp_path: Path) -> None:
     target = gold.suite.cases[2]
 
     def rule(api: Api, body: dict[str, Any]) -> Fault | None:
@@ -174,8 +174,13 @@ def test_context_overflow_is_an_error_record_and_the_run_goes_on(gold: GoldRespo
     with ProtocolServer(responder=gold) as server:
         server.fault_rule = rule
         result = _run(f"openai:gold@{server.url}", tmp_path / "run")
-    assert result.summary["n_completed"] == N_CASES - 1
-    assert result.summary["errors_by_type"] == {"ContextLengthError": 1}
+    # Retrying cannot make the conversation fit: the case is scored with the reason context_overflow,
+    # counted apart, and accuracy without it is shown beside (tests/scoring/test_serving_faults.py).
+    assert result.summary["n_completed"] == N_CASES and result.summary["n_error"] == 0
+    assert result.summary["serving"]["context_overflow"] == 1
+    [record] = [r for r in result.records if r.key == target.key]
+    assert record.trace.stop_reason == "context_overflow"
+    assert all(v.codes[0] == "context_overflow" for v in record.verdicts.values())
 
 
 def test_each_trial_gets_its_own_cache_entries(gold: GoldResponder, tmp_path: Path) -> None:

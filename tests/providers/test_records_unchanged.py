@@ -5,6 +5,9 @@ fields aside; so are the requests sent, the summaries' figures and the response 
 --write``) at commit 66023ae, before any of that work. Each scenario keeps one digest per record line
 (timings zeroed in the raw text, so key order, float spelling and escapes all count), one digest of the
 summary without its timing figures, and, over HTTP, one digest per request body the server received.
+The request digests alone were re-written in issue 25, when an assistant turn with tool calls began
+to carry ``"content": ""`` instead of ``null`` (llama-cpp-python's server refuses ``null``); with
+``null`` put back, all 39 digests matched the old ones, so that is the only change in what is sent.
 """
 
 from __future__ import annotations

@@ -31,13 +31,15 @@ NAMES = {"weather.get", "add", "get_weather"}
             "Let me check.",
         ),
         (
-            '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "add", "arguments": {}}]',
+            '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Oslo"}}, '
+            '{"name": "add", "arguments": {}}]',
             "mistral",
             [("get_weather", {"city": "Oslo"}), ("add", {})],
             "",
         ),
         (
-            '[TOOL_CALLS]get_weather[ARGS]{"city": "Rome"}[TOOL_CALLS]add[CALL_ID]a1B2c3D4e[ARGS]{"a": 3}</s>',
+            '[TOOL_CALLS]get_weather[ARGS]{"city": "Rome"}'
+            '[TOOL_CALLS]add[CALL_ID]a1B2c3D4e[ARGS]{"a": 3}</s>',
             "mistral",
             [("get_weather", {"city": "Rome"}), ("add", {"a": 3})],
             "",

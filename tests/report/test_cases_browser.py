@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from browser import ARTIFACTS
+from shared_runs import shared_run
 from synth import make_record, make_records, write_run
 
 from callbench.report.html import render_html, write_report
@@ -48,20 +49,22 @@ def _records(run: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def genomics(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The genomics suite run by the oracle (every case) and by noisy:2 (a few state-changing cases)."""
+    """The genomics suite run by the oracle (every case; the run is shared with the other browser
+    modules, ``shared_runs``) and by noisy:2 (a few state-changing cases)."""
     root = tmp_path_factory.mktemp("genomics")
     noisy = _cases(["simple/nav_region", "simple/nav_goto_position", "complex/cds_translate_mw"])
-    _wait(
-        _callbench("run", "--model", "oracle", "--suite", "genomics", "--out", str(root / "oracle")),
-        _callbench("run", "--model", "noisy:2", "--suite", "genomics", *noisy, "--out", str(root / "noisy")),
+    running = _callbench(
+        "run", "--model", "noisy:2", "--suite", "genomics", *noisy, "--out", str(root / "noisy")
     )
+    oracle = shared_run(tmp_path_factory, "--model", "oracle", "--suite", "genomics")
+    _wait(running)
     _wait(
-        _callbench("report", str(root / "oracle"), "-o", str(root / "oracle.html")),
+        _callbench("report", str(oracle), "-o", str(root / "oracle.html")),
         _callbench("report", str(root / "noisy"), "-o", str(root / "noisy.html")),
     )
     return {
         "oracle": root / "oracle.html",
-        "oracle_records": _records(root / "oracle"),
+        "oracle_records": _records(oracle),
         "noisy": root / "noisy.html",
         "noisy_records": _records(root / "noisy"),
     }

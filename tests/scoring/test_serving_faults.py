@@ -24,7 +24,7 @@ import callbench  # noqa: E402
 from callbench.harness.runfolder import read_records, read_run  # noqa: E402
 from callbench.harness.summary import build_summary  # noqa: E402
 from callbench.harness.summary_stream import stream_summary  # noqa: E402
-from callbench.report.overview import comparisons  # noqa: E402
+from callbench.report.overview import comparisons, serving_notes  # noqa: E402
 from callbench.report.serving import summary_serving_lines  # noqa: E402
 from callbench.scoring.tiers import score_tier  # noqa: E402
 from callbench.suites.resolve import load_suite  # noqa: E402
@@ -128,7 +128,9 @@ class TextCallServer:
         if not turn.calls:
             return turn
         self.text_rounds += 1
-        blocks = [f'<tool_call>{{"name": "{name}", "arguments": {args}}}</tool_call>' for name, args in turn.calls]
+        blocks = [
+            f'<tool_call>{{"name": "{name}", "arguments": {args}}}</tool_call>' for name, args in turn.calls
+        ]
         return Turn(text="\n".join(blocks))
 
 
@@ -160,6 +162,8 @@ def test_unparsed_calls_are_flagged_counted_and_scored_as_before(tmp_path: Path)
         assert summary.tiers[tier].passed == len(records) - len(with_calls)
     line = summary_serving_lines(summary)[0]
     assert line.startswith(f"{len(with_calls)} answers look like calls the server failed to parse")
+    run_folder = read_run(result.run_dir)
+    assert serving_notes([run_folder]) == [f"{run_folder.label}: {line}"]  # the report's overview
     # the streaming summary and the in-memory one agree, figure for figure
     run = read_run(result.run_dir)
     assert run.header is not None
@@ -177,9 +181,10 @@ def test_recovered_calls_are_scored_marked_and_kept_apart(tmp_path: Path) -> Non
     # The gold calls, read from the text, pass. Not those fed by a $ref: the scripted gold player finds
     # earlier results by its own call ids, which Hermes text does not carry (a model reads the results).
     no_refs = {r.key for r in recovered.records if "$ref" not in json.dumps(r.expected)}
+    before = Summary.from_json_dict(native.summary)
     for tier in TIERS:
         assert {r.key for r in recovered.records if r.verdicts[tier].passed} == no_refs
-        assert summary.tiers[tier].passed == len(no_refs) > Summary.from_json_dict(native.summary).tiers[tier].passed
+        assert summary.tiers[tier].passed == len(no_refs) > before.tiers[tier].passed
     calls = [c for r in recovered.records for c in r.trace.calls]
     assert calls and all(c.recovered_from == "hermes" for c in calls)
     rounds = [i for r in recovered.records for i in r.trace.rounds if i.recovered_calls]

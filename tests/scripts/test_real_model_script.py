@@ -113,6 +113,10 @@ def test_plumbing_plans_every_step_against_one_server(plumbing) -> None:
                 assert option in line, (option, line)
             assert "@http://127.0.0.1:PORT/v1" in line
     assert any("-m prompt:llamacpp:" in line for line in plans)
+    doctor = [line for line in plans if line.startswith("plan: doctor: ")]
+    if doctor:  # this callbench has the command: bounded like the runs, the report as JSON
+        for option in ("--json", "--request-timeout 600", "--max-tokens 256", "--context-probe 16384"):
+            assert option in doctor[0], (option, doctor[0])
     assert any("dag:" in line for line in plans)
 
 
@@ -164,14 +168,37 @@ def test_figures_count_errors_and_serving_findings(figures: ModuleType, plumbing
         "type": "ServerError",
         "message": "HTTP 500 from http://127.0.0.1:1/v1: Input should be a valid string",
     }
+    overflow = records[2]  # a case the server's context window cut: counted apart, beside accuracy
+    overflow["verdicts"]["native-function-contract"]["reasons"].append({"code": "context_overflow"})
     lines = [json.dumps(r) for r in (suspect, error, *records[2:])]
     records_file.write_text("\n".join(lines) + '\n{"key": "cut mid-wri')
+    checks = [
+        {"id": "one_call", "name": "one call", "status": "passed", "evidence": "get_weather(city)"},
+        {
+            "id": "tool_choice_required",
+            "name": "tool_choice required",
+            "status": "failed",
+            "evidence": "HTTP 500",
+            "corrupts": "runs with --tool-choice required",
+        },
+    ]
+    (root / "doctor.json").write_text(json.dumps({"requests": 3, "checks": checks}))
     text = figures.render(root)
+    assert "- 2 checks: 1 passed, 1 failed, 0 skipped; 3 request(s)" in text
+    assert (
+        "- tool_choice required: FAILED — HTTP 500 (would corrupt: runs with --tool-choice required)" in text
+    )
     assert "| plumbing-starter | starter | ServerError | 1 | " in text
     assert "Input should be a valid string" in text
     serving = next(line for line in text.splitlines() if line.startswith("| plumbing-starter | 2 |"))
     assert "| 1 (hermes 1) |" in serving and "500 ×1" in serving and "length 1" in serving
     assert "1 unreadable line(s) in records.jsonl skipped" in text
+    contract = next(line for line in text.splitlines() if "| starter | native-function-contract |" in line)
+    cells = [c.strip() for c in contract.strip("|").split("|")]
+    passed, n = (int(x) for x in cells[4].split(" / "))
+    assert n == 2 and cells[6] == "1"  # two completed cases (one is an error record), one cut
+    rest = passed - bool(overflow["verdicts"]["native-function-contract"]["passed"])
+    assert cells[7] == f"{rest} / 1 ({100.0 * rest:.1f}%)"
 
 
 def test_figures_accuracy_matches_the_summary(figures: ModuleType, plumbing) -> None:

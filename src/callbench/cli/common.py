@@ -15,7 +15,7 @@ from rich.text import Text
 from callbench.errors import UserError
 from callbench.harness.usage import requests_text
 from callbench.report.progress import percent
-from callbench.report.serving import summary_serving_lines
+from callbench.report.serving import serving_lines
 from callbench.types.summary import Summary, Table
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def print_summary(
         extra.append(line)
     if summary.qc_flags:
         extra.append(f"{len(summary.qc_flags)} quality-control flag(s) in summary.json")
-    serving = summary_serving_lines(summary)
+    serving = serving_lines(summary.serving)  # the table has the accuracy without the limited cases
     if summary.n_manual:
         extra.append(f"{summary.n_manual} manual case(s) awaiting review")
     console.print("  " + " · ".join(extra))

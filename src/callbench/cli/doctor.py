@@ -122,8 +122,9 @@ def doctor(
     if not report.passed:  # exit 1 with one line on stderr (the table above has the evidence)
         names = ", ".join(c.name for c in report.failed)
         raise CallbenchError(
-            f"doctor: {len(report.failed)} check(s) failed ({names}): serving faults of the endpoint, "
-            "not the model's; see docs/doctor.md"
+            f"doctor: {len(report.failed)} check(s) failed ({names}): the endpoint does not do what a "
+            "benchmark run needs (the evidence column says whether the server or the model is at "
+            "fault where it can tell); see docs/doctor.md"
         )
 
 

@@ -298,6 +298,8 @@ def _usage(raw: Any) -> Usage | None:
 class AnthropicProvider(Provider):
     """A Claude model behind the Messages API (or a compatible endpoint)."""
 
+    streams = True
+
     name = "anthropic"
 
     def __init__(self, model: str, base_url: str | None = None, key_env: str = "ANTHROPIC_API_KEY") -> None:

@@ -23,6 +23,8 @@ class Provider(ABC):
     name: str = "provider"
     model: str = ""
     needs_network: bool = True
+    streams: bool = False
+    """Whether ``--stream`` applies: the provider reads streamed answers (HTTP endpoints do)."""
     """False for built-in agents: they are never cached or rate limited."""
 
     @abstractmethod

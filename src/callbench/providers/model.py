@@ -417,6 +417,17 @@ def build_model(model: str, config: object | None = None) -> Model:
     """The model for a run: provider from the model string, wrapped with the run's options."""
     settings = getattr(config, "settings", None) or GenerationSettings()
     provider = make_provider(model)
+    if settings.stream and not _streams(provider):
+        raise ConfigError(
+            f"--stream: {model!r} does not stream its answers (streaming applies to HTTP endpoints: "
+            "openai:, openai-responses:, anthropic: and their presets); drop --stream"
+        )
     if config is None:
         return Model(provider, settings)
     return Model.from_config(provider, config, settings)
+
+
+def _streams(provider: Provider) -> bool:
+    """The provider reads streamed answers (prompt mode streams through the provider it wraps)."""
+    inner = getattr(provider, "inner", None)
+    return provider.streams or (isinstance(inner, Provider) and inner.streams)

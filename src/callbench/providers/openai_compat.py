@@ -367,6 +367,8 @@ def recorded_quirks(quirks: Quirks) -> dict[str, Any]:
 class OpenAIProvider(Provider):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
+    streams = True
+
     def __init__(
         self, model: str, preset: Preset, base_url: str | None = None, key_env: str | None = None
     ) -> None:

@@ -559,6 +559,8 @@ class StreamAssembler:
 class OpenAIResponsesProvider(Provider):
     """A model behind an OpenAI Responses API endpoint (``{base_url}/responses``)."""
 
+    streams = True
+
     name = NAME
 
     def __init__(

@@ -170,8 +170,9 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 class ContextLengthError(ProviderError):
     """The request is longer than the model's context window.
 
-    Neither retryable nor a reason to stop the run: that one case becomes an error record
-    (peers retry these as infrastructure errors, or stop the whole run; both are wrong).
+    Neither retryable nor a reason to stop the run (peers retry these as infrastructure errors, or
+    stop the whole run; both are wrong): the round loop ends that case's episode there and it is
+    scored with the reason ``context_overflow``, counted apart in the summary.
     """
 
 

@@ -84,10 +84,6 @@ def run_stats(run: RunFolder) -> Statistics:
     return Statistics.model_validate(statistics_summary(run.records))
 
 
-def _done(run: RunFolder) -> list[tuple[int, CaseRecord]]:
-    return [(i, r) for i, r in enumerate(run.records) if r.status != "error"]
-
-
 # --- accuracy by category --------------------------------------------------------------------------
 
 
@@ -178,25 +174,26 @@ class RunTools:
     total: ToolCounts = field(default_factory=ToolCounts)
     no_call_records: int = 0
 
+    def add(self, rec: CaseRecord) -> None:
+        """Count a completed record's calls; calls to names not offered go apart."""
+        if not rec.trace.calls:
+            self.no_call_records += 1
+        for call in rec.trace.calls:
+            if call.known_tool:
+                self.known[call.tool].add(call)
+                self.total.add(call)
+            else:
+                self.unknown[call.tool] += 1
+
 
 def run_tools(run: RunFolder) -> RunTools:
     """Count the completed records' calls per tool; calls to names not offered go apart."""
-    out = RunTools()
-    for _, rec in _done(run):
-        if not rec.trace.calls:
-            out.no_call_records += 1
-        for call in rec.trace.calls:
-            if call.known_tool:
-                out.known[call.tool].add(call)
-                out.total.add(call)
-            else:
-                out.unknown[call.tool] += 1
-    return out
+    return RunTally.of(run.records).tools
 
 
-def tool_table(runs: Sequence[RunFolder]) -> dict[str, Any]:
+def tool_table(runs: Sequence[RunFolder], tallies: Sequence[RunTally] | None = None) -> dict[str, Any]:
     """Rows of tools (every tool called in some run, by total calls then name), a cell per run."""
-    counted = [run_tools(r) for r in runs]
+    counted = [t.tools for t in _tallies(runs, tallies)]
     calls: Counter[str] = Counter()
     for t in counted:
         for name, c in t.known.items():
@@ -261,20 +258,80 @@ def step_pairs(rec: CaseRecord, tier: str) -> tuple[list[tuple[str, str]], bool]
     return pairs, scorer
 
 
-def confusion(run: RunFolder, tier: str) -> dict[str, Any]:
+@dataclass
+class Pairings:
     """Expected-vs-called counts of one run under one tier, with the records behind each cell."""
-    cells: dict[tuple[str, str], list[int]] = defaultdict(list)
-    counts: Counter[tuple[str, str]] = Counter()
-    scorer = positional = 0
-    for index, rec in _done(run):
-        if tier not in rec.verdicts or not rec.verdicts[tier].applicable:
-            continue
+
+    cells: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    scorer: int = 0
+    positional: int = 0
+
+    def add(self, index: int, rec: CaseRecord, tier: str) -> None:
         pairs, by_scorer = step_pairs(rec, tier)
-        scorer += by_scorer
-        positional += not by_scorer
-        counts.update(pairs)
+        self.scorer += by_scorer
+        self.positional += not by_scorer
+        self.counts.update(pairs)
         for pair in dict.fromkeys(pairs):  # a record is listed once per cell
-            cells[pair].append(index)
+            self.cells[pair].append(index)
+
+
+@dataclass
+class RunTally:
+    """What the breakdown tables keep of one run's records, counted one record at a time (the
+    streaming report never holds the records): tiers present, per-tool counts, expected-vs-called
+    pairings per tier and failing records per reason code. ``skip_pairing``: tiers whose pairings
+    are not needed (diagnostic scorers report none)."""
+
+    skip_pairing: frozenset[str] = frozenset()
+    count: int = 0
+    errors: int = 0
+    tiers: dict[str, None] = field(default_factory=dict)
+    tools: RunTools = field(default_factory=RunTools)
+    pairings: dict[str, Pairings] = field(default_factory=dict)
+    judged: Counter[tuple[str, str]] = field(default_factory=Counter)
+    failed: Counter[tuple[str, str]] = field(default_factory=Counter)
+    codes: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, records: Sequence[CaseRecord], skip_pairing: frozenset[str] = frozenset()) -> RunTally:
+        """The tally of records already in memory."""
+        tally = cls(skip_pairing)
+        for rec in records:
+            tally.add(rec)
+        return tally
+
+    def add(self, rec: CaseRecord) -> None:
+        """Count the run's next record (its index is its index in the page)."""
+        index = self.count
+        self.count += 1
+        for tier in rec.verdicts:
+            self.tiers.setdefault(tier)
+        if rec.status == "error":  # infrastructure, not model behaviour: counted apart
+            self.errors += 1
+            return
+        self.tools.add(rec)
+        for tier, v in rec.verdicts.items():
+            if not v.applicable:
+                continue
+            if tier not in self.skip_pairing:
+                self.pairings.setdefault(tier, Pairings()).add(index, rec, tier)
+            key = (tier, rec.harness_mode)
+            self.judged[key] += 1
+            self.failed[key] += not v.passed
+            codes = self.codes.setdefault(key, {})
+            for code in dict.fromkeys(v.codes):  # once per code and record
+                codes.setdefault(code, []).append(index)
+
+
+def _tallies(runs: Sequence[RunFolder], tallies: Sequence[RunTally] | None) -> Sequence[RunTally]:
+    return [RunTally.of(run.records) for run in runs] if tallies is None else tallies
+
+
+def confusion(run: RunFolder, tier: str, tally: RunTally | None = None) -> dict[str, Any]:
+    """Expected-vs-called counts of one run under one tier, with the records behind each cell."""
+    found = (tally or RunTally.of(run.records)).pairings.get(tier) or Pairings()
+    cells, counts, scorer, positional = found.cells, found.counts, found.scorer, found.positional
     rows = _sorted_axis({e for e, _ in cells}, NO_STEP)
     cols = _sorted_axis({c for _, c in cells}, NO_CALL)
     return {
@@ -297,22 +354,23 @@ def _sorted_axis(names: set[str], last: str) -> list[str]:
 # --- reason codes ----------------------------------------------------------------------------------
 
 
-def reason_tables(runs: Sequence[RunFolder], order: list[str], diagnostic: set[str]) -> list[dict[str, Any]]:
+def reason_tables(
+    runs: Sequence[RunFolder],
+    order: list[str],
+    diagnostic: set[str],
+    tallies: Sequence[RunTally] | None = None,
+) -> list[dict[str, Any]]:
     """Per (tier, harness mode): for each reason code, the failing records of each run carrying it."""
     found: dict[tuple[str, str], dict[str, list[list[int]]]] = {}
     failed: dict[tuple[str, str], list[int]] = {}
     judged: dict[tuple[str, str], list[int]] = {}
-    for ri, run in enumerate(runs):
-        for index, rec in _done(run):
-            for tier, v in rec.verdicts.items():
-                if not v.applicable:
-                    continue
-                key = (tier, rec.harness_mode)
-                judged.setdefault(key, [0] * len(runs))[ri] += 1
-                failed.setdefault(key, [0] * len(runs))[ri] += not v.passed
-                codes = found.setdefault(key, {})
-                for code in dict.fromkeys(v.codes):  # once per code and record
-                    codes.setdefault(code, [[] for _ in runs])[ri].append(index)
+    for ri, tally in enumerate(_tallies(runs, tallies)):
+        for key, n in tally.judged.items():
+            judged.setdefault(key, [0] * len(runs))[ri] += n
+            failed.setdefault(key, [0] * len(runs))[ri] += tally.failed[key]
+            codes = found.setdefault(key, {})
+            for code, indices in tally.codes.get(key, {}).items():
+                codes.setdefault(code, [[] for _ in runs])[ri].extend(indices)
     out = []
     for key in sorted(judged, key=lambda k: (order.index(k[0]) if k[0] in order else len(order), k)):
         codes = found.get(key, {})
@@ -335,51 +393,53 @@ def reason_tables(runs: Sequence[RunFolder], order: list[str], diagnostic: set[s
 # --- entry points ----------------------------------------------------------------------------------
 
 
-def _tiers(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[str]:
+def _tiers(tallies: Sequence[RunTally], stats: Sequence[Statistics]) -> list[str]:
     names = {s.tier for st in stats for s in st.strata}
-    names |= {t for run in runs for r in run.records for t in r.verdicts}
+    names |= {t for tally in tallies for t in tally.tiers}
     return list(names)
 
 
 def breakdowns_payload(
-    runs: Sequence[RunFolder], stats: Sequence[Statistics] | None = None
+    runs: Sequence[RunFolder],
+    stats: Sequence[Statistics] | None = None,
+    tallies: Sequence[RunTally] | None = None,
 ) -> dict[str, Any]:
     """The breakdown tables' data for the page (JSON-able): ``DATA.breakdowns``.
 
     Args:
         runs: The report's runs, in page order.
         stats: Their statistics (default: from each run's summary, else computed).
+        tallies: The runs' :class:`RunTally` (counted from ``run.records`` when not given: the
+            streaming report passes them, its runs hold no records).
     """
-    stats = [run_stats(r) for r in runs] if stats is None else list(stats)
     diagnostic = set(diagnostic_scorers(runs))
-    order = tier_order(_tiers(runs, stats), diagnostic)
     # Many small objects are built over tens of thousands of records: without the pause, the cyclic
     # collector rescans every loaded record again and again (seconds at 3 x 10,000 records).
     with bulk_load():
+        if tallies is None:
+            tallies = [RunTally.of(r.records, frozenset(diagnostic)) for r in runs]
+        stats = [run_stats(r) for r in runs] if stats is None else list(stats)
+        order = tier_order(_tiers(tallies, stats), diagnostic)
         return {
             "tiers": [{"tier": t, "diagnostic": t in diagnostic} for t in order],
             "runs": [
-                {
-                    "label": r.label,
-                    "records": len(r.records),
-                    "errors": sum(x.status == "error" for x in r.records),
-                }
-                for r in runs
+                {"label": r.label, "records": tally.count, "errors": tally.errors}
+                for r, tally in zip(runs, tallies, strict=True)
             ],
             "rules": RULES,
             "categories": category_tables(stats, order, diagnostic),
-            "tools": tool_table(runs),
+            "tools": tool_table(runs, tallies),
             # Strict and other non-diagnostic tiers only: a diagnostic scorer reports no pairing.
             "confusion": [
-                [confusion(run, t) for t in _pairing_tiers(run, order, diagnostic)] for run in runs
+                [confusion(run, t, tally) for t in _pairing_tiers(tally, order, diagnostic)]
+                for run, tally in zip(runs, tallies, strict=True)
             ],
-            "reasons": reason_tables(runs, order, diagnostic),
+            "reasons": reason_tables(runs, order, diagnostic, tallies),
         }
 
 
-def _pairing_tiers(run: RunFolder, order: list[str], diagnostic: set[str]) -> list[str]:
-    present = {t for r in run.records for t in r.verdicts}
-    return [t for t in order if t not in diagnostic and t in present]
+def _pairing_tiers(tally: RunTally, order: list[str], diagnostic: set[str]) -> list[str]:
+    return [t for t in order if t not in diagnostic and t in tally.tiers]
 
 
 def _align(numbers: int) -> list[Align]:

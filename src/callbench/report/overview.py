@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.harness.runfolder import RunFolder
-from callbench.harness.usage import run_usage
+from callbench.harness.usage import UsageTally
 from callbench.stats import compare_runs, harness_mode, record_view, strata
 from callbench.types.records import CaseRecord
 from callbench.types.summary import RunUsage, Statistics, Table
@@ -81,27 +83,72 @@ def case_identity(record: CaseRecord) -> str:
     return "case#" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _identity_views(run: RunFolder) -> tuple[list[dict[str, Any]], dict[str, str]]:
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+class RunFacts:
+    """What the overview keeps of one run's records, built one record at a time (never the records).
+
+    ``views`` are :func:`callbench.stats.record_view` dicts (what statistics read; metadata cut to
+    its template, the one key statistics read there), ``identities`` the :func:`case_identity` of
+    each record, ``usage`` the run's token and latency tally. Equal verdict views and repeated
+    strings are shared, so a record costs a few hundred bytes (3 x 100,000 records stay in memory).
+    """
+
+    def __init__(self) -> None:
+        self.views: list[dict[str, Any]] = []
+        self.identities: list[str] = []
+        self.usage = UsageTally()
+        self._verdicts: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    @classmethod
+    def of(cls, records: Sequence[CaseRecord]) -> RunFacts:
+        """The facts of records already in memory."""
+        facts = cls()
+        for record in records:
+            facts.add(record)
+        return facts
+
+    def add(self, record: CaseRecord) -> None:
+        """Count one record (in the run's order: its index is its index in the page)."""
+        view = dict(record_view(record))
+        for name in ("key", "suite", "case_id", "category", "status", "harness_mode", "template"):
+            if type(view.get(name)) is str:
+                view[name] = sys.intern(view[name])
+        meta = record.metadata
+        view["metadata"] = {"template": meta["template"]} if "template" in meta else _NO_METADATA
+        verdicts = tuple((t, v["passed"], v["partial"], v["applicable"]) for t, v in view["verdicts"].items())
+        shared = self._verdicts.get(verdicts)
+        if shared is None:
+            shared = self._verdicts[verdicts] = view["verdicts"]
+        view["verdicts"] = shared
+        self.views.append(view)
+        self.identities.append(sys.intern(case_identity(record)))
+        self.usage.add(record)
+
+
+def _identity_views(facts: RunFacts) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The run's record views re-keyed by case identity, and identity -> the run's own key.
 
     Two cases of one run with the same content would be merged as trials of one case; they keep
     their own keys instead (they then pair only with the same key).
     """
     keys_of: dict[str, set[str]] = defaultdict(set)
-    ident = {}
-    for record in run.records:
-        ident[id(record)] = case_identity(record)
-        keys_of[ident[id(record)]].add(record.key)
+    for view, identity in zip(facts.views, facts.identities, strict=True):
+        keys_of[identity].add(view["key"])
     views, back = [], {}
-    for record in run.records:
-        identity = ident[id(record)]
+    for view, identity in zip(facts.views, facts.identities, strict=True):
         if len(keys_of[identity]) > 1:
-            identity = record.key
-        view = dict(record_view(record))
+            identity = view["key"]
+        view = dict(view)
+        back[identity] = view["key"]
         view["key"] = identity
         views.append(view)
-        back[identity] = record.key
     return views, back
+
+
+def _facts(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None) -> Sequence[RunFacts]:
+    return [RunFacts.of(run.records) for run in runs] if facts is None else facts
 
 
 # ---- comparisons ----------------------------------------------------------------------------
@@ -117,13 +164,15 @@ def _case_passes(records: Sequence[Mapping[str, Any]], tier: str) -> dict[str, b
     return {k: sum(v) / len(v) >= 0.5 for k, v in outcomes.items()}
 
 
-def _suites_of(run: RunFolder) -> str:
+def _suites_of(run: RunFolder, facts: RunFacts) -> str:
     if run.header is not None and run.header.suites:
         return ", ".join(s.name for s in run.header.suites)
-    return ", ".join(sorted({r.suite for r in run.records})) or "no records"
+    return ", ".join(sorted({str(v["suite"]) for v in facts.views})) or "no records"
 
 
-def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> list[dict[str, Any]]:
+def comparisons(
+    runs: Sequence[RunFolder], notes: list[str] | None = None, facts: Sequence[RunFacts] | None = None
+) -> list[dict[str, Any]]:
     """Paired comparisons for every pair of runs, per tier and harness mode they share.
 
     Records are paired by :func:`case_identity`. Each comparison has the keys of
@@ -131,10 +180,12 @@ def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> li
     ``b_index``, ``significant`` (the interval of A − B excludes 0) and ``disagreeing_cases``:
     ``{a_key, b_key, winner}`` with ``winner`` ``"a"`` or ``"b"``, the side that passed.
 
-    Pairs that cannot be compared get a line in ``notes`` (when given) saying why.
+    Pairs that cannot be compared get a line in ``notes`` (when given) saying why. ``facts``: the
+    runs' :class:`RunFacts` (built from ``run.records`` when not given).
     """
     out = []
-    rekeyed = [_identity_views(run) for run in runs]
+    facts = _facts(runs, facts)
+    rekeyed = [_identity_views(f) for f in facts]
     for i, a in enumerate(runs):
         for j in range(i + 1, len(runs)):
             b = runs[j]
@@ -158,9 +209,9 @@ def comparisons(runs: Sequence[RunFolder], notes: list[str] | None = None) -> li
                     paired.append(_annotate(cmp, groups_a[key], groups_b[key], rekeyed[i][1], rekeyed[j][1]))
             if not paired and notes is not None:
                 notes.append(
-                    f"{a.label} and {b.label} pair no case: no case of one run (suites: {_suites_of(a)}) "
-                    f"has the same instruction and expected steps as a completed case of the other "
-                    f"(suites: {_suites_of(b)})"
+                    f"{a.label} and {b.label} pair no case: no case of one run (suites: "
+                    f"{_suites_of(a, facts[i])}) has the same instruction and expected steps as a "
+                    f"completed case of the other (suites: {_suites_of(b, facts[j])})"
                 )
             out += [cmp | {"a": a.label, "b": b.label, "a_index": i, "b_index": j} for cmp in paired]
     return out
@@ -256,11 +307,12 @@ def leaderboard(
 # ---- cost and speed -------------------------------------------------------------------------
 
 
-def usage_of(run: RunFolder) -> tuple[RunUsage, str]:
-    """The run's usage from ``summary.json``, else computed from its records; and its source."""
+def usage_of(run: RunFolder, facts: RunFacts | None = None) -> tuple[RunUsage, str]:
+    """The run's usage from ``summary.json``, else computed from its records (or their ``facts``);
+    and its source."""
     if run.summary is not None and run.summary.usage is not None:
         return run.summary.usage, "summary.json"
-    return run_usage(run.records), "records"
+    return (facts or RunFacts.of(run.records)).usage.result(), "records"
 
 
 def _is_builtin(run: RunFolder) -> bool:
@@ -269,12 +321,12 @@ def _is_builtin(run: RunFolder) -> bool:
     return name in BUILTIN_AGENTS
 
 
-def cost_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
+def cost_rows(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None = None) -> list[dict[str, Any]]:
     """Tokens, requests, latency and estimated cost per run; ``None`` figures come with a reason
     in ``missing`` (field -> why)."""
     out = []
     for index, run in enumerate(runs):
-        usage, source = usage_of(run)
+        usage, source = usage_of(run, None if facts is None else facts[index])
         tokens = usage.tokens
         missing: dict[str, str] = {}
         has_tokens = tokens.input + tokens.output + tokens.reasoning + tokens.cached_input > 0
@@ -418,7 +470,7 @@ def _suite_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 # ---- trials with errors ---------------------------------------------------------------------
 
 
-def trial_notes(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
+def trial_notes(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None = None) -> list[dict[str, Any]]:
     """Why a run's trial figures stop below its ``--trials``.
 
     :func:`callbench.stats.trial_statistics` reports pass@k only up to the smallest number of
@@ -432,9 +484,10 @@ def trial_notes(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
         if planned < 2:
             continue
         by_mode: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-        for record in run.records:
-            counts = by_mode[harness_mode(record_view(record))][record.key]
-            counts[0 if record.status == "error" else 1] += 1
+        views = RunFacts.of(run.records).views if facts is None else facts[index].views
+        for view in views:
+            counts = by_mode[harness_mode(view)][str(view["key"])]
+            counts[0 if view["status"] == "error" else 1] += 1
         for mode, cases in sorted(by_mode.items()):
             short = {k: c for k, c in cases.items() if c[0] and c[1] < planned}
             if not short:
@@ -465,21 +518,30 @@ def trial_notes(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
 # ---- page data and display tables -----------------------------------------------------------
 
 
-def overview_payload(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> dict[str, Any]:
-    """The overview's page data: top-level keys of the page's DATA."""
+def overview_payload(
+    runs: Sequence[RunFolder], stats: Sequence[Statistics], facts: Sequence[RunFacts] | None = None
+) -> dict[str, Any]:
+    """The overview's page data: top-level keys of the page's DATA.
+
+    Args:
+        facts: The runs' :class:`RunFacts` (built from ``run.records`` when not given: the
+            streaming report passes them, its runs hold no records).
+    """
     notes: list[str] = []
-    pairs = comparisons(runs, notes) if len(runs) > 1 else []
+    facts = _facts(runs, facts)
+    pairs = comparisons(runs, notes, facts) if len(runs) > 1 else []
     config = config_rows(runs)
+    firsts = [_first_index(f) for f in facts]
     return {
         "scorers": scorer_order(runs, stats),
         "leaderboard": leaderboard(runs, stats, pairs) if len(runs) > 1 else [],
         "rank_rule": RANK_RULE,
-        "comparisons": [page_comparison(c, runs) for c in pairs],
+        "comparisons": [page_comparison(c, runs, firsts) for c in pairs],
         "notes": notes,
-        "usage": cost_rows(runs),
+        "usage": cost_rows(runs, facts),
         "config": config,
         "config_warnings": config_warnings(config),
-        "trial_notes": trial_notes(runs),
+        "trial_notes": trial_notes(runs, facts),
         "serving_notes": serving_notes(runs),
     }
 
@@ -496,12 +558,17 @@ def serving_notes(runs: Sequence[RunFolder]) -> list[str]:
     return notes
 
 
-def page_comparison(cmp: dict[str, Any], runs: Sequence[RunFolder]) -> dict[str, Any]:
+def page_comparison(
+    cmp: dict[str, Any], runs: Sequence[RunFolder], firsts: Sequence[Mapping[str, int]] | None = None
+) -> dict[str, Any]:
     """A comparison as the page gets it: the disagreeing cases as ``[a_row, b_row, winner]`` (each
     run's index of the case's first record, ``winner`` 0 for A, 1 for B) instead of two lists of
-    keys — at 10,000 cases the keys alone were a third of the page."""
-    first_a = _first_index(runs[cmp["a_index"]])
-    first_b = _first_index(runs[cmp["b_index"]])
+    keys — at 10,000 cases the keys alone were a third of the page. ``firsts``: each run's
+    :func:`_first_index` (computed from ``run.records`` when not given)."""
+    if firsts is None:
+        firsts = [_first_index(RunFacts.of(r.records)) for r in runs]
+    first_a = firsts[cmp["a_index"]]
+    first_b = firsts[cmp["b_index"]]
     cases = [
         [first_a[c["a_key"]], first_b[c["b_key"]], 0 if c["winner"] == "a" else 1]
         for c in cmp["disagreeing_cases"]
@@ -510,10 +577,10 @@ def page_comparison(cmp: dict[str, Any], runs: Sequence[RunFolder]) -> dict[str,
     return page | {"disagreeing_rows": cases}
 
 
-def _first_index(run: RunFolder) -> dict[str, int]:
+def _first_index(facts: RunFacts) -> dict[str, int]:
     first: dict[str, int] = {}
-    for index, record in enumerate(run.records):
-        first.setdefault(record.key, index)
+    for index, view in enumerate(facts.views):
+        first.setdefault(str(view["key"]), index)
     return first
 
 

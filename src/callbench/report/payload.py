@@ -11,6 +11,14 @@ records (:func:`record_detail`: without ``trace.final_state``, which the page ne
 gzipped in chunks of :data:`DETAIL_CHUNK`, base64 in the JSON, their instruction, offered tools
 and expected steps stored once per case for every run. :func:`unpack_rows` and
 :func:`unpack_details` give back the plain shapes in Python (tests, tools).
+
+The page is built one record at a time (:class:`PageBuilder`): the static report streams each
+``records.jsonl`` (:meth:`PageBuilder.read_run`), keeps of a record only what the overview and the
+breakdowns count (:class:`~callbench.report.overview.RunFacts`,
+:class:`~callbench.report.breakdowns.RunTally`) and writes its row and its gzipped record to
+temporary files (:class:`Spool`) that are copied into the page at the end. The record the page
+shows is the line as written (parsed once, with orjson), never a re-serialised model: a 3 x 10,000
+record report is written in seconds in under 300 MB instead of 37 s in 1.7 GB.
 """
 
 from __future__ import annotations
@@ -18,20 +26,45 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import gzip
+import hashlib
 import json
-from collections.abc import Sequence
+import re
+import shutil
+import tempfile
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+import pydantic_core
+from pydantic import BaseModel, ValidationError
 
 from callbench.errors import UserError
-from callbench.harness.runfolder import RunFolder, bulk_load, read_run
-from callbench.report.breakdowns import breakdowns_payload
-from callbench.report.overview import overview_payload
+from callbench.harness.runfolder import (
+    RECORDS_FILE,
+    SUMMARY_FILE,
+    RunFolder,
+    TornRecordWarning,
+    bulk_load,
+    read_header,
+    read_run,
+    read_summary,
+)
+from callbench.report.breakdowns import RunTally, breakdowns_payload
+from callbench.report.breakdowns import diagnostic_scorers as header_diagnostic_scorers
+from callbench.report.overview import RunFacts, overview_payload
 from callbench.report.reviews import page_reviews
 from callbench.stats import statistics_summary
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Statistics
 from callbench.types.verdict import Verdict
+
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
+    _orjson = None  # type: ignore[assignment]
 
 MAX_TEXT = 4000
 """Long tool results and texts are cut in the report (the run directory keeps them whole)."""
@@ -43,7 +76,12 @@ def record_payload(record: CaseRecord) -> dict[str, Any]:
 
     The one place records become page data, for the static report and the live view alike.
     """
-    return _shorten_in_place(record.model_dump(mode="json", exclude_unset=True, fallback=str))
+    return _shorten_in_place(record_dump(record))
+
+
+def record_dump(record: CaseRecord) -> dict[str, Any]:
+    """The record's fields as written (the keys it was set with), as JSON data, nothing cut."""
+    return record.model_dump(mode="json", exclude_unset=True, fallback=str)
 
 
 ROW_TEXT = 300
@@ -138,34 +176,13 @@ def statistics_payload(statistics: Statistics) -> dict[str, Any]:
 
 
 def build_payload(runs: Sequence[RunFolder], *, live: bool = False) -> dict[str, Any]:
-    """Everything the page script needs, as JSON-able data (rows and records packed, see above)."""
-    stats = [run_statistics(r) for r in runs]
-    rows = RowPacker()
-    shared = SharedParts()
-    page_runs = []
-    for i, (run, st) in enumerate(zip(runs, stats, strict=True)):
-        with bulk_load():  # one JSON tree per record
-            details = [shared.split(record_detail(r)) for r in run.records]
-        page_runs.append(
-            {
-                "id": f"run{i}",
-                "label": run.label,
-                "header": _shorten(header_payload(run)),
-                "statistics": statistics_payload(st),
-                "records": [rows.pack(record_row(r)) for r in run.records],
-                "details": pack_chunks(details),
-                "offset": run.offset,
-            }
-        )
-    return {
-        "generated_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "live": live,
-        "packed": {"strings": rows.strings, "cases": rows.cases, "shared": pack_chunks(shared.parts)},
-        "runs": page_runs,
-        **overview_payload(runs, stats),
-        "breakdowns": breakdowns_payload(runs, stats),
-        "reviews": page_reviews(runs),
-    }
+    """Everything the page script needs, as JSON-able data (rows and records packed, see above),
+    from runs already in memory (the live view; the static report streams, :class:`PageBuilder`)."""
+    with PageBuilder(runs, live=live) as builder, bulk_load():  # one JSON tree per record
+        for index, run in enumerate(runs):
+            for record in run.records:
+                builder.add(index, record, record_dump(record))
+        return builder.payload()
 
 
 # --- packing: what keeps the page small ------------------------------------------------------
@@ -207,33 +224,168 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+def loads(line: bytes) -> Any:
+    """A JSON line as Python data: pydantic-core's reader (as fast as orjson, and exact for integers
+    past 64 bits, which orjson reads as floats), the stdlib for what it refuses (lone surrogates)."""
+    try:
+        return pydantic_core.from_json(line)
+    except ValueError:
+        return json.loads(line)
+
+
+# A string longer than MAX_TEXT leaves a run of more than MAX_TEXT bytes after its opening quote
+# once each escaped quote is one byte: lines without such a run need no walk (most of them).
+_LONG_RUN = re.compile(b'"[^"]{%d}' % (MAX_TEXT + 1))
+
+
+def _may_hold_long_text(line: bytes) -> bool:
+    return len(line) > MAX_TEXT and _LONG_RUN.search(line.replace(b'\\"', b"'")) is not None
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON of JSON data (the same value as :func:`_compact`; orjson when it can)."""
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(value, default=str)
+        except TypeError:  # orjson.JSONEncodeError: integers past 64 bits, lone surrogates
+            pass
+    return _compact(value).encode()
+
+
+_SCRIPT_BYTES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+_SCRIPT_BYTES += (("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"))
+
+
+def script_bytes(data: bytes) -> bytes:
+    """UTF-8 JSON made safe inside ``<script>``: the escapes of ``html.script_json``, on bytes."""
+    for old, new in _SCRIPT_BYTES:
+        if old in data:
+            data = data.replace(old, new)
+    return data
+
+
+def _digest(data: bytes) -> bytes:
+    # 16-byte keys instead of the texts: 100,000 distinct cases stay a few MB of index.
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class Spool:
+    """The elements of one big JSON array of the page (JSON texts, script-safe), kept in an
+    anonymous temporary file as they come and copied into the page at the end."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile()
+        self.count = 0
+
+    def add(self, item: bytes) -> None:
+        if self.count:
+            self._file.write(b",")
+        self._file.write(item)
+        self.count += 1
+
+    def write_array(self, out: IO[bytes]) -> None:
+        """Write ``[item,item...]`` to ``out``."""
+        out.write(b"[")
+        self._file.seek(0)
+        shutil.copyfileobj(self._file, out, 1 << 20)
+        self._file.seek(0, 2)
+        out.write(b"]")
+
+    def items(self) -> list[Any]:
+        """The elements as Python data."""
+        self._file.seek(0)
+        data = self._file.read()
+        self._file.seek(0, 2)
+        return list(json.loads(b"[" + data + b"]"))
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _packed_chunk(items: list[bytes]) -> bytes:
+    # mtime=0: the same runs give the same report bytes.
+    return b'"' + base64.b64encode(gzip.compress(b"[" + b",".join(items) + b"]", 9, mtime=0)) + b'"'
+
+
+_COMPRESSOR: ThreadPoolExecutor | None = None
+
+
+def _compressor() -> ThreadPoolExecutor:
+    # zlib lets go of the GIL: chunks are compressed on a second core while records are read.
+    global _COMPRESSOR
+    if _COMPRESSOR is None:
+        _COMPRESSOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="callbench-gzip")
+    return _COMPRESSOR
+
+
+class ChunkPacker:
+    """:func:`pack_chunks` one item at a time: items (compact JSON) gzipped ``chunk`` at a time
+    (in a background thread, a few chunks ahead at most) into a :class:`Spool` of base64 texts."""
+
+    AHEAD = 4
+    """Chunks compressing at once (each holds its items, about 500 KB)."""
+
+    def __init__(self, chunk: int = DETAIL_CHUNK) -> None:
+        self.chunk = chunk
+        self.count = 0
+        self.spool = Spool()
+        self._items: list[bytes] = []
+        self._pending: deque[Future[bytes]] = deque()
+
+    def add(self, item: bytes) -> None:
+        self._items.append(item)
+        self.count += 1
+        if len(self._items) == self.chunk:
+            self._submit()
+
+    def _submit(self) -> None:
+        self._pending.append(_compressor().submit(_packed_chunk, self._items))
+        self._items = []
+        while len(self._pending) > self.AHEAD:
+            self.spool.add(self._pending.popleft().result())
+
+    def flush(self) -> None:
+        """Pack the items of a last, partial chunk and wait for every chunk."""
+        if self._items:
+            self._submit()
+        while self._pending:
+            self.spool.add(self._pending.popleft().result())
+
+    def head(self) -> dict[str, int]:
+        """The keys of the packed form besides its chunks."""
+        return {"chunk": self.chunk, "count": self.count}
+
+
 class SharedParts:
     """The per-case fields of records (:data:`SHARED_FIELDS`), each distinct set stored once."""
 
     def __init__(self) -> None:
-        self.parts: list[dict[str, Any]] = []
-        self._index: dict[str, int] = {}
+        self.packer = ChunkPacker()
+        self._index: dict[bytes, int] = {}
 
     def split(self, detail: dict[str, Any]) -> dict[str, Any]:
         """``detail`` without its shared fields, naming their entry under :data:`SHARED_REF` (in place)."""
         part = {k: detail.pop(k) for k in SHARED_FIELDS if k in detail}
-        text = _compact(part)
-        at = self._index.get(text)
+        text = dumps(part)
+        key = _digest(text)
+        at = self._index.get(key)
         if at is None:
-            at = self._index[text] = len(self.parts)
-            self.parts.append(part)
+            at = self._index[key] = len(self._index)
+            self.packer.add(text)
         detail[SHARED_REF] = at
         return detail
 
 
 def pack_chunks(items: Sequence[Any], chunk: int = DETAIL_CHUNK) -> dict[str, Any]:
     """``items`` as ``{"chunk": n, "count": len, "chunks": [base64(gzip(JSON list of n items))...]}``."""
-    chunks = [
-        # mtime=0: the same runs give the same report bytes.
-        base64.b64encode(gzip.compress(_compact(items[i : i + chunk]).encode(), 9, mtime=0)).decode("ascii")
-        for i in range(0, len(items), chunk)
-    ]
-    return {"chunk": chunk, "count": len(items), "chunks": chunks}
+    packer = ChunkPacker(chunk)
+    try:
+        for item in items:
+            packer.add(dumps(item))
+        packer.flush()
+        return packer.head() | {"chunks": packer.spool.items()}
+    finally:
+        packer.spool.close()
 
 
 def unpack_chunks(packed: dict[str, Any]) -> list[Any]:
@@ -259,9 +411,10 @@ class RowPacker:
 
     def __init__(self) -> None:
         self.strings: list[str] = []
-        self.cases: list[list[Any]] = []
+        self.cases = Spool()
+        """The cases as script-safe JSON texts."""
         self._strings: dict[str, int] = {}
-        self._cases: dict[str, int] = {}
+        self._cases: dict[bytes, int] = {}
 
     def _s(self, value: str | None) -> int | None:
         if value is None:
@@ -276,11 +429,12 @@ class RowPacker:
         values = [row[k] for k in CASE_FIELDS]
         if values[0] == f"{values[1]}:{values[2]}":
             values[0] = None  # the usual key, suite:case_id, is rebuilt by the page
-        text = _compact(values)
-        at = self._cases.get(text)
+        text = dumps(values)
+        key = _digest(text)
+        at = self._cases.get(key)
         if at is None:
-            at = self._cases[text] = len(self.cases)
-            self.cases.append(values)
+            at = self._cases[key] = len(self._cases)
+            self.cases.add(script_bytes(text))
         return at
 
     def pack(self, row: dict[str, Any]) -> list[Any]:
@@ -362,10 +516,22 @@ def attach_expected(run: RunFolder) -> list[str]:
     """
     if run.header is None or all(r.expected or not r.expected_tools for r in run.records):
         return []  # records written since records carry their expected steps need no suite
+    steps: dict[str, list[dict[str, Any]]] = {}
+    notes = suite_steps(run, steps)
+    for record in run.records:
+        if not record.expected and record.key in steps:
+            record.expected = [dict(step) for step in steps[record.key]]
+    return notes
+
+
+def suite_steps(run: RunFolder, steps: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Fill ``steps`` with each case's expected steps (``suite:id`` -> steps) from the run's suites
+    that still load with the hash in ``run.json``; notes on those that do not."""
     from callbench.suites.resolve import load_suite
 
-    steps: dict[str, list[dict[str, Any]]] = {}
-    notes = []
+    notes: list[str] = []
+    if run.header is None:
+        return notes
     for info in run.header.suites:
         try:
             suite = load_suite(info.spec or info.name, data=info.data)
@@ -377,9 +543,6 @@ def attach_expected(run: RunFolder) -> list[str]:
             continue
         for case in suite.cases:
             steps[f"{suite.name}:{case.id}"] = [s.model_dump(mode="json") for s in case.expected]
-    for record in run.records:
-        if not record.expected and record.key in steps:
-            record.expected = [dict(step) for step in steps[record.key]]
     return notes
 
 
@@ -405,3 +568,303 @@ def load_runs(run_dirs: Sequence[str | Path]) -> list[RunFolder]:
         attach_expected(run)
     dedupe_labels(runs)
     return runs
+
+
+# --- building the page one record at a time -------------------------------------------------
+
+_RECORD_FIELDS = frozenset(CaseRecord.model_fields)
+_DEFAULT_DROPPED = {"scoring": "auto", "rubric": None}
+"""Fields a record's dump leaves out at these values (``exclude_if``): dropped from a written line too."""
+
+
+def _as_written(detail: dict[str, Any]) -> dict[str, Any]:
+    """A parsed line as :func:`record_payload` would give its record: unknown top-level keys and the
+    fields left out at their defaults dropped (in place)."""
+    for name in detail.keys() - _RECORD_FIELDS:
+        del detail[name]
+    for name, value in _DEFAULT_DROPPED.items():
+        if name in detail and detail[name] == value:
+            del detail[name]
+    return detail
+
+
+class PageBuilder:
+    """The page data of :func:`build_payload`, built one record at a time.
+
+    ``runs`` give the headers, summaries and labels (their ``records`` are not read: feed them with
+    :meth:`add`, or let :meth:`read_run` stream a run folder's ``records.jsonl``). Rows, records and
+    shared parts go to temporary files as they come; what stays in memory per record is what the
+    overview and the breakdowns count. Use as a context manager (the temporary files are closed).
+    """
+
+    def __init__(self, runs: Sequence[RunFolder], *, live: bool = False) -> None:
+        self.runs = list(runs)
+        self.live = live
+        self.rows = RowPacker()
+        self.shared = SharedParts()
+        skip = frozenset(header_diagnostic_scorers(self.runs))  # diagnostic scorers report no pairing
+        self.facts = [RunFacts() for _ in self.runs]
+        self.tallies = [RunTally(skip) for _ in self.runs]
+        self.row_spools = [Spool() for _ in self.runs]
+        self.details = [ChunkPacker() for _ in self.runs]
+
+    def __enter__(self) -> PageBuilder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Delete the temporary files."""
+        for spool in (self.rows.cases, self.shared.packer.spool, *self.row_spools):
+            spool.close()
+        for packer in self.details:
+            packer.spool.close()
+
+    def add(self, run_index: int, record: CaseRecord, detail: dict[str, Any], *, cut: bool = True) -> None:
+        """Add the run's next record; ``detail`` is its JSON (:func:`record_payload`'s shape), a
+        fresh tree this call cuts (unless ``cut`` is false: it holds no long text) and splits in place."""
+        self.facts[run_index].add(record)
+        self.tallies[run_index].add(record)
+        self.row_spools[run_index].add(script_bytes(dumps(self.rows.pack(record_row(record)))))
+        trace = detail.get("trace")
+        if isinstance(trace, dict):
+            trace.pop("final_state", None)  # the page never shows the executor's snapshot
+        if cut:
+            _shorten_in_place(detail)
+        self.details[run_index].add(dumps(self.shared.split(detail)))
+
+    def read_run(self, run_index: int) -> None:
+        """Stream the run's ``records.jsonl`` into the page (the records :func:`read_run` keeps, in
+        its order, with their expected steps attached as :func:`load_runs` does).
+
+        Raises:
+            UserError: a line that is not a valid record (file, line and field named).
+        """
+        run = self.runs[run_index]
+        expected = _ExpectedSteps(run)
+        path = run.path / RECORDS_FILE
+        for number, line in _latest_lines(path, run):
+            detail = _record_json(line)
+            cut = _may_hold_long_text(line)
+            if expected.wanted(detail):
+                cut |= expected.attach(detail)
+            record = _validated(detail, line, path, number)
+            if record is None:  # only pydantic's own JSON reading takes the line: its record decides
+                record = CaseRecord.model_validate_json(line)
+                expected.attach_record(record)
+                detail = record_dump(record)
+            self.add(run_index, record, _as_written(detail), cut=cut)
+
+    def statistics(self) -> list[Statistics]:
+        """Each run's statistics: from ``summary.json`` when present, else from its records."""
+        return [
+            run.summary.statistics
+            if run.summary is not None and run.summary.statistics is not None
+            else Statistics.model_validate(statistics_summary(facts.views))
+            for run, facts in zip(self.runs, self.facts, strict=True)
+        ]
+
+    def data(self, big: Callable[[Spool], Any]) -> dict[str, Any]:
+        """The page data, each big array given as ``big(spool)`` (its items, or a placeholder)."""
+        stats = self.statistics()
+        self.shared.packer.flush()
+        for packer in self.details:
+            packer.flush()
+        page_runs = [
+            {
+                "id": f"run{i}",
+                "label": run.label,
+                "header": _shorten(header_payload(run)),
+                "statistics": statistics_payload(st),
+                "records": big(self.row_spools[i]),
+                "details": self.details[i].head() | {"chunks": big(self.details[i].spool)},
+                "offset": run.offset,
+            }
+            for i, (run, st) in enumerate(zip(self.runs, stats, strict=True))
+        ]
+        shared = self.shared.packer
+        return {
+            "generated_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "live": self.live,
+            "packed": {
+                "strings": self.rows.strings,
+                "cases": big(self.rows.cases),
+                "shared": shared.head() | {"chunks": big(shared.spool)},
+            },
+            "runs": page_runs,
+            **overview_payload(self.runs, stats, self.facts),
+            "breakdowns": breakdowns_payload(self.runs, stats, self.tallies),
+            "reviews": page_reviews(self.runs),
+        }
+
+    def payload(self) -> dict[str, Any]:
+        """The page data as Python data (:func:`build_payload`)."""
+        return self.data(Spool.items)
+
+
+def open_runs(run_dirs: Sequence[str | Path]) -> list[RunFolder]:
+    """The run folders' headers and summaries, labels made unique, records left on disk (for
+    :meth:`PageBuilder.read_run`).
+
+    Raises:
+        UserError: no folder given, or one unreadable.
+    """
+    if not run_dirs:
+        raise UserError("give at least one run directory")
+    runs = []
+    for run_dir in run_dirs:
+        path = Path(run_dir)
+        if not path.is_dir():
+            raise UserError(f"{path}: no such run directory")
+        header = read_header(path)
+        if not (path / RECORDS_FILE).exists():
+            raise UserError(f"{path / RECORDS_FILE}: missing (the run wrote no records)")
+        summary = read_summary(path) if (path / SUMMARY_FILE).is_file() else None
+        runs.append(RunFolder(path=path, header=header, records=[], summary=summary))
+    dedupe_labels(runs)
+    return runs
+
+
+class _RecordId(BaseModel):
+    """The identity of a line (the rest of it is skipped, not built)."""
+
+    key: str
+    trial: int = 1
+
+
+# Lines callbench writes start with these fields, in this order: their identity without a parse.
+_ID_PREFIX = re.compile(
+    rb'\{\s*"schema_version"\s*:\s*\d+\s*,\s*"key"\s*:\s*("(?:[^"\\]|\\.)*")\s*,'
+    rb'\s*"suite"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"case_id"\s*:\s*"(?:[^"\\]|\\.)*"\s*,'
+    rb'\s*"category"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"trial"\s*:\s*(\d+)\s*[,}]'
+)
+
+
+def _invalid(path: Path, number: int, line: bytes) -> UserError:
+    """The error :class:`~callbench.harness.runfolder.RecordTail` gives for an invalid line."""
+    try:
+        CaseRecord.model_validate_json(line)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        return UserError(f"{path}:{number}: invalid record: {where + ': ' if where else ''}{error['msg']}")
+    return UserError(f"{path}:{number}: invalid record")  # pragma: no cover - only called on failures
+
+
+def _identity(line: bytes, path: Path, number: int) -> tuple[str, int]:
+    match = _ID_PREFIX.match(line)
+    if match is not None:
+        return json.loads(match.group(1)), int(match.group(2))
+    try:
+        ident = _RecordId.model_validate_json(line)
+    except ValidationError:
+        raise _invalid(path, number, line) from None
+    return ident.key, ident.trial
+
+
+def _latest_lines(path: Path, run: RunFolder) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of the records :func:`read_run` keeps, in its order: the last record of
+    each (key, trial), at the place of the first. Sets ``run.offset`` as the reader does.
+
+    A first pass reads only each line's identity; a torn last line is skipped with the reader's
+    :class:`TornRecordWarning`, any other invalid line is a :class:`UserError` (superseded lines
+    are checked too, as the reader checks every line).
+    """
+    slots: dict[tuple[str, int], tuple[int, int, int]] = {}
+    offset = number = 0
+    with path.open("rb") as handle, path.open("rb") as again:
+        for raw in handle:
+            number += 1
+            if not raw.strip():
+                offset += len(raw)
+                continue
+            if not raw.endswith(b"\n"):  # the last line, cut: a record only if it is whole
+                try:
+                    record = CaseRecord.model_validate_json(raw)
+                except ValidationError:
+                    warnings.warn(
+                        TornRecordWarning(
+                            f"{path}:{number}: skipped a torn last line ({len(raw)} bytes, a record cut "
+                            "off when the run was killed); the file is unchanged; "
+                            "`callbench run --resume` re-runs that case"
+                        ),
+                        stacklevel=3,
+                    )
+                    break
+                ident = record.record_id
+            else:
+                ident = _identity(raw, path, number)
+            earlier = slots.get(ident)
+            if earlier is not None:  # superseded (a resumed error): still a line to check
+                again.seek(earlier[1])
+                _check(again.read(earlier[2]), path, earlier[0])
+            slots[ident] = (number, offset, len(raw))
+            offset += len(raw)
+        run.offset = offset
+        for at, start, size in slots.values():
+            if handle.tell() != start:
+                handle.seek(start)
+            yield at, handle.read(size)
+
+
+def _record_json(line: bytes) -> Any:
+    try:
+        return loads(line)
+    except ValueError:
+        return None  # not JSON: the validation names the problem
+
+
+def _validated(detail: Any, line: bytes, path: Path, number: int) -> CaseRecord | None:
+    """The typed record of a parsed line; ``None`` when only pydantic's own JSON reading accepts
+    the line (the caller then reads it that way). Raises the reader's error for an invalid line."""
+    try:
+        return CaseRecord.model_validate(detail)
+    except ValidationError:
+        _check(line, path, number)
+    return None
+
+
+def _check(line: bytes, path: Path, number: int) -> None:
+    """Raise the reader's error when ``line`` is not a valid record."""
+    try:
+        CaseRecord.model_validate_json(line)
+    except ValidationError:
+        raise _invalid(path, number, line) from None
+
+
+class _ExpectedSteps:
+    """:func:`attach_expected` one record at a time: the run's suites are loaded at the first record
+    that names expected tools without their steps."""
+
+    def __init__(self, run: RunFolder) -> None:
+        self.run = run
+        self.steps: dict[str, list[dict[str, Any]]] | None = None
+
+    def wanted(self, detail: Any) -> bool:
+        return (
+            self.run.header is not None
+            and isinstance(detail, dict)
+            and not detail.get("expected")
+            and bool(detail.get("expected_tools") or self.steps)
+        )
+
+    def _load(self) -> dict[str, list[dict[str, Any]]]:
+        if self.steps is None:
+            self.steps = {}
+            suite_steps(self.run, self.steps)
+        return self.steps
+
+    def attach(self, detail: dict[str, Any]) -> bool:
+        """Attach the case's steps to the line's JSON; whether there were any."""
+        steps = self._load().get(str(detail.get("key")))
+        if steps is None:
+            return False
+        detail["expected"] = [dict(step) for step in steps]
+        return True
+
+    def attach_record(self, record: CaseRecord) -> None:
+        if self.run.header is not None and not record.expected and (record.expected_tools or self.steps):
+            steps = self._load().get(record.key)
+            if steps is not None:
+                record.expected = [dict(step) for step in steps]

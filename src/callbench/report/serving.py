@@ -72,7 +72,7 @@ def limits_note(figures: TierFigures) -> str:
     n = figures.n_serving_limited
     return (
         f"accuracy {shown} without the {_plural(n, 'case', 'cases')} cut at the output limit or over the "
-        f"context window (plain accuracy counts {'it' if n == 1 else 'them'} as failures)"
+        f"context window (plain accuracy counts {'it as a failure' if n == 1 else 'them as failures'})"
     )
 
 

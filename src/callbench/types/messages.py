@@ -79,7 +79,8 @@ class ModelTurn(BaseModel):
     serialisation (``hermes``, ``mistral``, ``llama``, ``json``, ``harmony``): the server's
     tool-call parser probably failed."""
     ttft_ms: float | None = Field(default=None, exclude_if=_absent)
-    """Streamed requests: milliseconds from sending the request to the first text, reasoning or tool-call delta."""
+    """Streamed requests: milliseconds from sending the request to the first text, reasoning or
+    tool-call delta."""
     model: str | None = None
     """Model version string reported by the provider, when given."""
     latency_ms: float | None = None

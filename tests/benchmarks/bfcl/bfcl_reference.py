@@ -2,8 +2,10 @@
 
 Single-turn (AST, relevance) and multi-turn categories are supported.
 
-Usage: python bfcl_reference.py MODEL INPUT.jsonl OUTPUT.jsonl
+Usage: python bfcl_reference.py MODEL INPUT.jsonl OUTPUT.jsonl [MODELS.json]
 INPUT lines: {"key", "id", "category", "result"}; OUTPUT lines: {"key", "valid", "error_type"}.
+MODELS.json, when given: BFCL's model registry as ``{name: [is_fc_model, underscore_to_dot]}``, read
+from its own config objects (importing bfcl-eval costs ~6 s of CPU, so one process serves both).
 A crash inside BFCL's checker is recorded as error_type "crash:<ExceptionName>".
 Prints the in-process checking CPU time (seconds, excluding imports and data loading) on stdout.
 """
@@ -30,7 +32,17 @@ def _language(category):
     return Language.PYTHON, ReturnFormat.PYTHON
 
 
-def main(model, source, target):
+def write_models(path):
+    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
+
+    mapping = {name: [c.is_fc_model, c.underscore_to_dot] for name, c in MODEL_CONFIG_MAPPING.items()}
+    with open(path, "w") as handle:
+        json.dump(mapping, handle)
+
+
+def main(model, source, target, models=None):
+    if models:
+        write_models(models)
     handler = eval_runner.get_handler(model)
     with open(source) as handle:
         rows = [json.loads(line) for line in handle]
@@ -89,4 +101,4 @@ def main(model, source, target):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -1,7 +1,8 @@
 """Shared fixtures for the BFCL tests.
 
-bfcl-eval (data) and the BFCL reference venv are installed by .ci/setup.d/60-bfcl.sh and .ci/background.d/20-bfcl-venv.sh. When either is
-missing, tests that need it fail in CI (``CI=true``) and are skipped locally with the reason.
+bfcl-eval (data) and the BFCL reference venv are installed by .ci/setup.d/60-bfcl.sh and
+.ci/background.d/20-bfcl-venv.sh. When either is missing, tests that need it fail in CI (``CI=true``)
+and are skipped locally with the reason.
 """
 
 from __future__ import annotations

@@ -33,13 +33,24 @@ def _normalise(valid: bool, error_type: str) -> tuple[bool, str]:
     return valid, error_type
 
 
-def reference_verdicts(python: Path, rows: list[dict], folder: Path) -> dict[str, dict]:
-    """BFCL's verdicts for ``rows``, computed in the BFCL venv."""
+def reference_verdicts(
+    python: Path, rows: list[dict], folder: Path, models: Path | None = None
+) -> dict[str, dict]:
+    """BFCL's verdicts for ``rows``, computed in the BFCL venv (and its model registry written to
+    ``models``, when given: the same process, one import of bfcl-eval)."""
     source, target = folder / "in.jsonl", folder / "out.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(folder / "bfcl-root")}
+    extra = [str(models)] if models else []
     subprocess.run(
-        [str(python), str(Path(__file__).parent / "bfcl_reference.py"), MODEL, str(source), str(target)],
+        [
+            str(python),
+            str(Path(__file__).parent / "bfcl_reference.py"),
+            MODEL,
+            str(source),
+            str(target),
+            *extra,
+        ],
         check=True,
         env=env,
         capture_output=True,
@@ -49,12 +60,22 @@ def reference_verdicts(python: Path, rows: list[dict], folder: Path) -> dict[str
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory, bfcl_folder, reference_python):
-    """Single-turn rows, multi-turn rows and BFCL's verdicts for all of them (one subprocess)."""
+def reference(tmp_path_factory, bfcl_folder, reference_python):
+    """Single-turn rows, multi-turn rows, BFCL's verdicts for all of them and BFCL's model registry.
+
+    One subprocess: its cost is importing bfcl-eval (~6 s of CPU); checking the ~16k rows takes
+    ~0.5 s, so the rows are not sliced further."""
     single = build_outputs(bfcl_folder, stride=3)  # bench/bfcl_checker.py --agreement runs all of them
     multi = perturb_multi.build_outputs(bfcl_folder, limit=15)
-    theirs = reference_verdicts(reference_python, single + multi, tmp_path_factory.mktemp("bfcl"))
-    return single, multi, theirs
+    folder = tmp_path_factory.mktemp("bfcl")
+    theirs = reference_verdicts(reference_python, single + multi, folder, models=folder / "models.json")
+    return single, multi, theirs, json.loads((folder / "models.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def outputs(reference):
+    """Single-turn rows, multi-turn rows and BFCL's verdicts for all of them."""
+    return reference[:3]
 
 
 def test_faithful_mode_agrees_with_bfcl(outputs, bfcl_folder):
@@ -90,21 +111,14 @@ def test_multi_turn_checker_agrees_with_bfcl(outputs, bfcl_folder):
     assert len({theirs[row["key"]]["error_type"] for row in rows}) >= 5  # every failure kind is exercised
 
 
-def test_model_registry_matches_bfcl(reference_python, tmp_path):
+def test_model_registry_matches_bfcl(reference):
     """The name convention and FC flag callbench reads from bfcl-eval's source.
 
-    They equal BFCL's own config objects.
+    They equal BFCL's own config objects (read in the reference subprocess).
     """
     from callbench.benchmarks.bfcl.models import registered_models
 
-    code = (
-        "import json; from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING as M; "
-        "print(json.dumps({k: [v.is_fc_model, v.underscore_to_dot] for k, v in M.items()}))"
-    )
-    env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)}
-    done = subprocess.run(
-        [str(reference_python), "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    theirs = reference[3]
     ours = {name: [info.is_fc_model, info.underscore_to_dot] for name, info in registered_models().items()}
     assert ours == theirs and len(ours) > 100
+    assert {flags[1] for flags in theirs.values()} == {True, False}  # both conventions occur

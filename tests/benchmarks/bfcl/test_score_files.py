@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 
+import pytest
 from bfcl_model import MODEL
 from results_helpers import dotted_entries, gold_rows, write_result
 
@@ -132,40 +133,15 @@ def test_default_score_dir_sits_beside_the_result_dir(tmp_path, bfcl_folder):
     assert (tmp_path / "score-callbench-improved" / MODEL / "records.jsonl").is_file()
 
 
-def test_failed_entries_match_bfcl_score_files(tmp_path, bfcl_folder, reference_python):
-    """Entry by entry, the failed ids and error types equal those of BFCL's own score files."""
-    _results(tmp_path, bfcl_folder)
-    env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path), "OPENAI_API_KEY": "unused"}
-    subprocess.run(
-        [
-            str(reference_python.parent / "bfcl"),
-            "evaluate",
-            "--model",
-            MODEL,
-            "--test-category",
-            "simple_python",
-            "--partial-eval",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert (
-        main(["bfcl", "score-results", str(tmp_path / "result"), "--score-dir", str(tmp_path / "ours")]) == 0
-    )
-
-    def failures(root):
-        path = next(root.rglob("BFCL_v4_simple_python_score.json"))
-        lines = [json.loads(line) for line in path.read_text().splitlines()]
-        return lines[0]["correct_count"], [(line["id"], line["error_type"]) for line in lines[1:]]
-
-    assert failures(tmp_path / "ours") == failures(tmp_path / "score")
+SECOND_MODEL = "gpt-4o-mini-2024-07-18-FC"
+"""Another registered FC model with ``underscore_to_dot``, the convention of MODEL: the mixed outputs
+are scored under its name, so that one ``bfcl evaluate`` (one import of bfcl-eval, ~8 s of CPU, nearly
+all of the command's cost) scores both result sets below, each model folder on its own."""
 
 
-def test_mixed_outputs_agree_with_bfcl_evaluate_entry_by_entry(tmp_path, bfcl_folder, reference_python):
-    """One perturbed output per entry (every 4th entry of every single-turn category, dotted names included),
-    scored by `bfcl evaluate` and by `callbench bfcl score-results`: same failed ids, same error types."""
+def _mixed_results(root, bfcl_folder):
+    """One perturbed output per entry (every 4th entry of every single-turn category, dotted names
+    included), under SECOND_MODEL."""
     import zlib
 
     from perturb import build_outputs
@@ -179,15 +155,24 @@ def test_mixed_outputs_agree_with_bfcl_evaluate_entry_by_entry(tmp_path, bfcl_fo
     for category in {row["category"] for row in chosen}:
         lines = [{"id": row["id"], "result": row["result"]} for row in chosen if row["category"] == category]
         write_result(
-            tmp_path / "result" / MODEL / group_of(category) / f"BFCL_v4_{category}_result.json", lines
+            root / "result" / SECOND_MODEL / group_of(category) / f"BFCL_v4_{category}_result.json", lines
         )
-    env = {**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path), "OPENAI_API_KEY": "unused"}
+
+
+@pytest.fixture(scope="module")
+def bfcl_evaluated(tmp_path_factory, bfcl_folder, reference_python):
+    """A BFCL project root holding two models' results, scored by ``bfcl evaluate`` in one process:
+    MODEL, the six entries of :func:`_results`; SECOND_MODEL, the mixed outputs."""
+    root = tmp_path_factory.mktemp("bfcl-evaluate")
+    _results(root, bfcl_folder)
+    _mixed_results(root, bfcl_folder)
+    env = {**os.environ, "BFCL_PROJECT_ROOT": str(root), "OPENAI_API_KEY": "unused"}
     subprocess.run(
         [
             str(reference_python.parent / "bfcl"),
             "evaluate",
             "--model",
-            MODEL,
+            f"{MODEL},{SECOND_MODEL}",
             "--test-category",
             "single_turn",
             "--partial-eval",
@@ -197,9 +182,29 @@ def test_mixed_outputs_agree_with_bfcl_evaluate_entry_by_entry(tmp_path, bfcl_fo
         text=True,
         check=True,
     )
-    assert (
-        main(["bfcl", "score-results", str(tmp_path / "result"), "--score-dir", str(tmp_path / "ours")]) == 0
-    )
+    assert sorted(p.name for p in (root / "score").iterdir() if p.is_dir()) == sorted([MODEL, SECOND_MODEL])
+    return root
+
+
+def test_failed_entries_match_bfcl_score_files(tmp_path, bfcl_evaluated):
+    """Entry by entry, the failed ids and error types equal those of BFCL's own score files."""
+    result = bfcl_evaluated / "result" / MODEL
+    assert main(["bfcl", "score-results", str(result), "--score-dir", str(tmp_path / "ours")]) == 0
+
+    def failures(root):
+        (path,) = root.rglob("BFCL_v4_simple_python_score.json")
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        return lines[0]["correct_count"], [(line["id"], line["error_type"]) for line in lines[1:]]
+
+    ours, theirs = failures(tmp_path / "ours"), failures(bfcl_evaluated / "score" / MODEL)
+    assert ours == theirs and theirs[0] == 3 and len(theirs[1]) == 3
+
+
+def test_mixed_outputs_agree_with_bfcl_evaluate_entry_by_entry(tmp_path, bfcl_evaluated):
+    """One perturbed output per entry, scored by `bfcl evaluate` and by `callbench bfcl
+    score-results`: same failed ids, same error types."""
+    result = bfcl_evaluated / "result" / SECOND_MODEL
+    assert main(["bfcl", "score-results", str(result), "--score-dir", str(tmp_path / "ours")]) == 0
 
     def verdicts(root):
         out = {}
@@ -211,6 +216,9 @@ def test_mixed_outputs_agree_with_bfcl_evaluate_entry_by_entry(tmp_path, bfcl_fo
             )
         return out
 
-    theirs, ours = verdicts(tmp_path / "score" / MODEL), verdicts(tmp_path / "ours" / MODEL)
+    theirs, ours = (
+        verdicts(bfcl_evaluated / "score" / SECOND_MODEL),
+        verdicts(tmp_path / "ours" / SECOND_MODEL),
+    )
     assert len(theirs) == 13 and ours == theirs
     assert sum(len(failed) for _, failed in ours.values()) > 300  # failures of many kinds, not only passes
