@@ -166,8 +166,10 @@ def main() -> None:
         records = args.cases * args.runs
         load = os.getloadavg()[0]
         print(f"{args.runs} runs × {args.cases} cases ({records} records) from {[s.name for s in sources]}")
-        print(f"summary.json: {'yes' if args.summary else 'no (statistics computed)'}; load {load:.1f}; "
-              f"medians of {args.repeat}; {time.strftime('%Y-%m-%d')}")
+        print(
+            f"summary.json: {'yes' if args.summary else 'no (statistics computed)'}; load {load:.1f}; "
+            f"medians of {args.repeat}; {time.strftime('%Y-%m-%d')}"
+        )
         print(f"{'writer':>8}  write s (target)  cpu s  peak RSS MB (target)  MB  B/record  open s  panel s")
         if args.reference_src is not None:
             measure("before", dirs, tmp / "before.html", records, args, args.reference_src.resolve())

@@ -29,7 +29,7 @@ SERVING_REASON = "serving_parse_suspected"
 """The reason code native mode gives an answer whose text holds a call in a known serialisation."""
 
 # finish reasons worth a line: anything but a normal stop or a call
-_NOTABLE_FINISH = {"length", "format_error", "content_filter", "error"}
+_NOTABLE_FINISH = {"length", "format_error", "context_overflow", "content_filter", "error"}
 _HTTP_STATUS = re.compile(r"\b(?:HTTP|status(?: code)?)[ :]*([1-5]\d\d)\b", re.IGNORECASE)
 
 

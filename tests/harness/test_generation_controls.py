@@ -68,7 +68,8 @@ def test_a_thinking_budget_must_leave_room_for_the_answer() -> None:
 
 def test_controls_are_recorded_and_a_resume_refuses_changes_that_alter_verdicts(tmp_path: Path) -> None:
     out = tmp_path / "r"
-    settings = GenerationSettings(tool_choice="required", parallel_tool_calls=False, stream=True)
+    # stream stays off: a built-in agent does not stream (--stream is refused for it before the run)
+    settings = GenerationSettings(tool_choice="required", parallel_tool_calls=False)
     callbench.run(
         "starter",
         "oracle",
@@ -82,7 +83,7 @@ def test_controls_are_recorded_and_a_resume_refuses_changes_that_alter_verdicts(
     recorded = read_header(out).options["config"]
     assert recorded["case_timeouts"] == {"*": 45.0} and recorded["recover_text_calls"] is True
     assert recorded["settings"]["tool_choice"] == "required"
-    assert recorded["settings"]["parallel_tool_calls"] is False and recorded["settings"]["stream"] is True
+    assert recorded["settings"]["parallel_tool_calls"] is False and recorded["settings"]["stream"] is False
     assert "preflight" not in recorded  # how a run starts, not what it measures
     assert all(r.status == "completed" for r in read_records(out))
     assert check_resume_config(out, recorded, resume_config(out)) == {}
@@ -96,7 +97,7 @@ def test_controls_are_recorded_and_a_resume_refuses_changes_that_alter_verdicts(
     for generation, says in [
         ({"tool_choice": "auto"}, r"--tool-choice was 'required'"),
         ({"parallel_tool_calls": True}, r"--parallel-tool-calls was False"),
-        ({"stream": False}, r"--stream was True"),
+        ({"stream": True}, r"--stream was False"),
     ]:
         with pytest.raises(UserError, match=says):
             check_resume_config(out, recorded, resume_config(out, generation=generation))

@@ -29,6 +29,10 @@ def test_read_turn_keeps_the_text_as_received() -> None:
     assert broken.raw_text == BROKEN and broken.finish_reason == FORMAT_ERROR and broken.tool_calls == []
     plain = read_turn(ModelTurn(text="It is sunny."), [WEATHER])
     assert plain.raw_text == "It is sunny." and plain.text == "It is sunny." and plain.finish_reason is None
+    # An empty answer (a real server's 6 tokens, all special) tried nothing: not a format error.
+    for empty in ("", "  \n"):
+        nothing = read_turn(ModelTurn(text=empty, finish_reason="stop"), [WEATHER])
+        assert nothing.finish_reason == "stop" and nothing.tool_calls == [] and nothing.raw_text == empty
 
 
 def _prompt_run(text: str, out: Path) -> Any:

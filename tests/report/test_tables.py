@@ -91,7 +91,7 @@ def test_resumed_records_count_once(tmp_path):
 
 
 def test_one_rounding_rule_for_every_printed_percentage():
-    from callbench.report.progress import percent, tenths
+    from callbench.report.terminal import percent, tenths
 
     assert percent(9 / 44) == "20.5%"  # 20.4545...: rounding to 0.2045 first once printed 20.4%
     assert percent(0.2045) == "20.5%"  # 100 * 0.2045 is 20.449999... in binary: halves go up

@@ -14,8 +14,8 @@ from rich.text import Text
 
 from callbench.errors import UserError
 from callbench.harness.usage import requests_text
-from callbench.report.progress import percent
 from callbench.report.serving import serving_lines
+from callbench.report.terminal import percent
 from callbench.types.summary import Summary, Table
 
 if TYPE_CHECKING:

@@ -77,8 +77,8 @@ def print_reviews(run_dir: Path) -> None:
     from rich.table import Table
 
     from callbench.harness.review_suspects import find_suspects
-    from callbench.report.progress import percent
     from callbench.report.reviews import reviewed_rows
+    from callbench.report.terminal import percent
 
     rows = reviewed_rows(run_dir)
     if not rows:

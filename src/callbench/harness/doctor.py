@@ -29,7 +29,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from callbench.errors import ConfigError, FatalProviderError, NotImplementedFeature, ProviderError
+from callbench.errors import (
+    ConfigError,
+    FatalProviderError,
+    NotImplementedFeature,
+    ProviderError,
+    TransientProviderError,
+)
 from callbench.providers.base import Provider
 from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S, EndpointLimits
 from callbench.providers.model import Model, ModelOptions, RetryPolicy, make_provider
@@ -735,7 +741,15 @@ async def check_context_limit(probe: Probe) -> Outcome:
     messages = [Message.system(SYSTEM), Message.user(long_prompt(tokens) + "\n\nReply with the word OK.")]
     size = f"a ~{tokens:,}-token prompt"
     try:
-        turn = await probe.ask("context_limit", messages, [], max_tokens=16, keep=False)
+        try:
+            turn = await probe.ask("context_limit", messages, [], max_tokens=16, keep=False)
+        except TransientProviderError as exc:
+            if not _connection_dropped(exc):
+                raise
+            # A keep-alive connection a server dropped after an earlier failure (a broken stream)
+            # is reset on reuse before the server sees the request: ask once more on a new one.
+            size += f" (asked twice: the first connection was reset: {_cut(str(exc), 80)})"
+            turn = await probe.ask("context_limit", messages, [], max_tokens=16, keep=False)
     except ContextLengthError as exc:
         probe.context_limit = reported_limit(str(exc))
         limit = f" (limit {probe.context_limit:,} tokens)" if probe.context_limit else " (no limit named)"
@@ -747,6 +761,12 @@ async def check_context_limit(probe: Probe) -> Outcome:
         f"{size} was answered ({_quoted(turn.text, 30)}{used}): the server cuts long prompts silently "
         "(e.g. Ollama's num_ctx), or its window is larger than the probe"
     )
+
+
+def _connection_dropped(exc: TransientProviderError) -> bool:
+    """The request failed on the connection itself (reset, closed), not with an answer."""
+    text = str(exc).lower()
+    return any(word in text for word in ("reset by peer", "disconnected", "connection closed", "broken pipe"))
 
 
 async def check_latency(probe: Probe) -> Outcome:

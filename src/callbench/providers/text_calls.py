@@ -214,7 +214,7 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _looks_like_attempt(text: str, tool_names: set[str]) -> bool:
-    if text[:1] in "[{" or "```" in text:
+    if (text[:1] and text[:1] in "[{") or "```" in text:  # "" is in every string: an empty answer is no attempt
         return True
     return any(re.search(rf"(?<![\w.]){re.escape(n)}\s*\(", text) for n in tool_names)
 

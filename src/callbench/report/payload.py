@@ -252,8 +252,13 @@ def dumps(value: Any) -> bytes:
     return _compact(value).encode()
 
 
-_SCRIPT_BYTES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
-_SCRIPT_BYTES += (("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"))
+_SCRIPT_BYTES: tuple[tuple[bytes, bytes], ...] = (
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    ("\u2028".encode(), b"\\u2028"),
+    ("\u2029".encode(), b"\\u2029"),
+)
 
 
 def script_bytes(data: bytes) -> bytes:

@@ -10,7 +10,6 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -19,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from callbench.errors import ConfigError
-from callbench.report.terminal import AGENT_MODE, agent_failure, printable, run_subject
+from callbench.report.terminal import AGENT_MODE, agent_failure, percent, printable, run_subject
 
 if TYPE_CHECKING:
     from callbench.types.records import CaseRecord, RunHeader
@@ -29,20 +28,6 @@ if TYPE_CHECKING:
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 
 
-def tenths(value: float) -> str:
-    """``value`` with one decimal, halves rounded away from zero (``20.45`` -> ``20.5``).
-
-    The one rounding rule of every figure callbench prints (terminal, Markdown, progress): always
-    from the unrounded value, so two views of one figure never differ in the last digit. Float noise
-    below 1e-9 is cleared first (``100 * 0.2045`` is ``20.449999...``).
-    """
-    rounded = Decimal(repr(round(value, 9))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    return str(rounded.copy_abs() if rounded == 0 else rounded)
-
-
-def percent(fraction: float) -> str:
-    """A fraction (0.2045...) as a percentage with one decimal (``20.5%``); see :func:`tenths`."""
-    return tenths(100 * fraction) + "%"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ failed to parse" says the serving stack may be at fault where the tier table cou
 
 from __future__ import annotations
 
-from callbench.report.progress import percent
+from callbench.report.terminal import percent
 from callbench.scoring.serving import CONTEXT_OVERFLOW, FORMAT_ERROR_FINISH, TRUNCATED_FINISH
 from callbench.types.summary import ServingFaults, Summary, TierFigures
 from callbench.types.trace import RoundInfo

@@ -18,7 +18,7 @@ from typing import Any
 
 from callbench.harness.runfolder import RUN_FILE, SUMMARY_FILE, read_header, read_summary
 from callbench.harness.sweep.index import latest_states, read_index
-from callbench.report.progress import percent, tenths
+from callbench.report.terminal import percent, tenths
 from callbench.types.verdict import TIERS
 
 ROW_FIELDS = [

@@ -16,9 +16,9 @@ from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder, read_run
 from callbench.report.overview import comparisons
 from callbench.report.payload import header_payload, run_statistics, statistics_payload
-from callbench.report.progress import percent, tenths
 from callbench.report.reviews import reviewed_rows
 from callbench.report.serving import summary_serving_lines
+from callbench.report.terminal import percent, tenths
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 if TYPE_CHECKING:

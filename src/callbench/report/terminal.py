@@ -7,6 +7,7 @@ colours, OSC 8 links, carriage returns, bidi overrides) and blanks known API key
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 from callbench.secrets import scrub
@@ -64,3 +65,19 @@ def run_subject(header: RunHeader) -> str:
         kind = provider.get("kind")
         return f"agent {spec}" + (f" ({kind})" if kind else "")
     return f"model {header.model}"
+
+
+def tenths(value: float) -> str:
+    """``value`` with one decimal, halves rounded away from zero (``20.45`` -> ``20.5``).
+
+    The one rounding rule of every figure callbench prints (terminal, Markdown, progress): always
+    from the unrounded value, so two views of one figure never differ in the last digit. Float noise
+    below 1e-9 is cleared first (``100 * 0.2045`` is ``20.449999...``).
+    """
+    rounded = Decimal(repr(round(value, 9))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return str(rounded.copy_abs() if rounded == 0 else rounded)
+
+
+def percent(fraction: float) -> str:
+    """A fraction (0.2045...) as a percentage with one decimal (``20.5%``); see :func:`tenths`."""
+    return tenths(100 * fraction) + "%"
