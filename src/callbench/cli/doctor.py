@@ -18,6 +18,15 @@ from rich.table import Table
 from rich.text import Text
 
 from callbench.cli.common import console
+from callbench.cli.options import (
+    MaxConnections,
+    MaxTokens,
+    ReasoningEffort,
+    Rpm,
+    Seed,
+    Temperature,
+    ThinkingBudget,
+)
 from callbench.errors import CallbenchError, ConfigError
 from callbench.harness import eventloop
 from callbench.harness.config import OptionError, check_generation
@@ -60,23 +69,13 @@ def doctor(
             "not billed, an accepted one is).",
         ),
     ] = CONTEXT_PROBE_TOKENS,
-    temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.")] = 0.0,
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", help="Most tokens the model may write in one reply.")
-    ] = 4096,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Provider sampling seed where supported.")
-    ] = None,
-    reasoning_effort: Annotated[
-        str | None, typer.Option("--reasoning-effort", help="none, minimal, low, medium, high or xhigh.")
-    ] = None,
-    thinking_budget: Annotated[
-        int | None, typer.Option("--thinking-budget", help="Anthropic extended thinking budget (tokens).")
-    ] = None,
-    rpm: Annotated[float | None, typer.Option("--rpm", help="Requests per minute to the endpoint.")] = None,
-    max_connections: Annotated[
-        int | None, typer.Option("--max-connections", help="Open requests to the endpoint.")
-    ] = None,
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = 4096,
+    seed: Seed = None,
+    reasoning_effort: ReasoningEffort = None,
+    thinking_budget: ThinkingBudget = None,
+    rpm: Rpm = None,
+    max_connections: MaxConnections = None,
 ) -> None:
     """Check MODEL's endpoint and print the table; exit 1 when a check failed."""
     from callbench.providers.model import make_provider

@@ -9,6 +9,15 @@ from typing import Annotated, Any, cast
 import typer
 
 from callbench.cli.common import print_summary, run_folder_path
+from callbench.cli.options import (
+    MaxConnections,
+    MaxTokens,
+    ReasoningEffort,
+    Rpm,
+    Seed,
+    Temperature,
+    ThinkingBudget,
+)
 from callbench.errors import ConfigError
 from callbench.harness import eventloop
 from callbench.harness.config import (
@@ -107,11 +116,9 @@ def run(
     ] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-c", help="Cases in flight at once.")] = 8,
     delay: Annotated[float, typer.Option("--delay", help="Seconds between case starts.")] = 0.0,
-    rpm: Annotated[float | None, typer.Option("--rpm", help="Requests per minute per endpoint.")] = None,
+    rpm: Rpm = None,
     tpm: Annotated[float | None, typer.Option("--tpm", help="Tokens per minute per endpoint.")] = None,
-    max_connections: Annotated[
-        int | None, typer.Option("--max-connections", help="Open requests per endpoint.")
-    ] = None,
+    max_connections: MaxConnections = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
@@ -156,34 +163,11 @@ def run(
     price_table: Annotated[
         Path | None, typer.Option("--price-table", help="YAML/JSON prices per model for cost estimates.")
     ] = None,
-    temperature: Annotated[
-        float,
-        typer.Option(
-            "--temperature",
-            help="Sampling temperature (0: the most likely answer; only 0 reads and writes the cache).",
-        ),
-    ] = 0.0,
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", help="Most tokens the model may write in one reply.")
-    ] = 4096,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Provider sampling seed where supported.")
-    ] = None,
-    reasoning_effort: Annotated[
-        str | None,
-        typer.Option(
-            "--reasoning-effort",
-            help="OpenAI-protocol reasoning models: low, medium or high (sent as reasoning_effort).",
-        ),
-    ] = None,
-    thinking_budget: Annotated[
-        int | None,
-        typer.Option(
-            "--thinking-budget",
-            help="Anthropic extended thinking: tokens the model may think before answering "
-            "(uses the default temperature; such replies are not cached).",
-        ),
-    ] = None,
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = 4096,
+    seed: Seed = None,
+    reasoning_effort: ReasoningEffort = None,
+    thinking_budget: ThinkingBudget = None,
     tool_choice: Annotated[
         str,
         typer.Option(

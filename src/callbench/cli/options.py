@@ -1,0 +1,38 @@
+"""Command-line options shared by several commands, declared once so their flags and help agree.
+
+Each is a typed ``Annotated`` alias for a typer parameter: ``temperature: Temperature = 0.0``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+Temperature = Annotated[
+    float,
+    typer.Option(
+        "--temperature",
+        help="Sampling temperature (0: the most likely answer; only 0 reads and writes the cache).",
+    ),
+]
+MaxTokens = Annotated[int, typer.Option("--max-tokens", help="Most tokens the model may write in one reply.")]
+Seed = Annotated[int | None, typer.Option("--seed", help="Provider sampling seed where supported.")]
+ReasoningEffort = Annotated[
+    str | None,
+    typer.Option(
+        "--reasoning-effort",
+        help="Reasoning models: none, minimal, low, medium, high or xhigh (Chat Completions "
+        "reasoning_effort, Responses reasoning.effort).",
+    ),
+]
+ThinkingBudget = Annotated[
+    int | None,
+    typer.Option(
+        "--thinking-budget",
+        help="Anthropic extended thinking: tokens the model may think before answering "
+        "(uses the default temperature; such replies are not cached).",
+    ),
+]
+Rpm = Annotated[float | None, typer.Option("--rpm", help="Requests per minute per endpoint.")]
+MaxConnections = Annotated[int | None, typer.Option("--max-connections", help="Open requests per endpoint.")]
