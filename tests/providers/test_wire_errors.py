@@ -61,3 +61,23 @@ def test_context_overflow_is_a_case_error_not_fatal(message: str) -> None:
     error = error_for_status(400, json.dumps({"error": {"message": message}}), {}, WHERE)
     assert type(error) is ContextLengthError and not isinstance(error, FatalProviderError)
     assert not error.retryable
+
+
+def test_a_chat_completions_refusal_that_wants_the_responses_api_names_the_provider_to_use() -> None:
+    """GPT-5.x refuses function tools with reasoning_effort on /v1/chat/completions: one line that
+    says which model string to use instead (the reverse of the Responses provider's own check)."""
+    body = json.dumps(
+        {
+            "error": {
+                "message": "Function tools with reasoning_effort are not supported for gpt-5.2 in "
+                "/v1/chat/completions. Please use /v1/responses instead.",
+                "type": "invalid_request_error",
+            }
+        }
+    )
+    where = Endpoint("openai", "gpt-5.2", "https://api.openai.com/v1", "OPENAI_API_KEY")
+    error = error_for_status(400, body, {}, where)
+    assert isinstance(error, FatalProviderError)
+    assert "use openai-responses:gpt-5.2" in str(error) and "\n" not in str(error)
+    other = error_for_status(400, json.dumps({"error": {"message": "unknown field 'foo'"}}), {}, where)
+    assert "openai-responses" not in str(other)

@@ -186,6 +186,10 @@ class Endpoint:
     key_env: str | None
 
 
+_WANTS_RESPONSES = re.compile(r"/v1/responses|responses api|use the responses", re.IGNORECASE)
+"""An error message that sends the client to the Responses API."""
+
+
 def error_for_status(status: int, body: str, headers: Mapping[str, str], where: Endpoint) -> ProviderError:
     """Map a non-2xx HTTP response to the error the retry policy understands."""
     # The detail ends up in an error line on the terminal: no key, no live control sequences.
@@ -203,6 +207,9 @@ def error_for_status(status: int, body: str, headers: Mapping[str, str], where: 
             f"{prefix}: the conversation does not fit the model's context window ({detail})"
         )
     hint = _FIX_HINTS.get(status, "the request was refused: check the model string and options")
+    if where.provider != "openai-responses" and _WANTS_RESPONSES.search(detail):
+        # e.g. GPT-5.x: "Function tools with reasoning_effort are not supported ... use /v1/responses"
+        hint = f"this model needs the Responses API for this request: use openai-responses:{where.model}"
     hint = hint.format(
         key_env=where.key_env or "no key configured", model=where.model, base_url=where.base_url
     )

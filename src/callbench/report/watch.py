@@ -156,6 +156,15 @@ class WatchObserver:
         if round_info.reconstructed:
             head.append("  (reconstructed from call timing)", style="dim")
         self._print(label, head)
+        if round_info.reasoning:  # collapsed to one line: its size and how it begins
+            reasoning = " ".join(round_info.reasoning.split())
+            shown = reasoning[:160] + ("…" if len(reasoning) > 160 else "")
+            self._print(
+                label,
+                Text(f"  reasoning ({len(round_info.reasoning):,} chars): ", style="dim").append(
+                    printable(shown), style="dim italic"
+                ),
+            )
         if round_info.text:
             text = Text(printable(round_info.text[:2000]), style="italic")
             self._print(label, Text("  text: ").append_text(text))

@@ -55,8 +55,21 @@ function roundCards(t) {
       rd.reconstructed ? el("div", { class: "note", "data-testid": "reconstructed", text: "reconstructed from call timing" }) : null,
       rd.latency_ms != null ? el("span", { class: "when", text: ` · ${Math.round(rd.latency_ms)} ms` }) : null,
       el("div", {}, badges), rd.nudge ? el("div", { class: "note", text: `nudge: ${rd.nudge}` }) : null,
-      rd.text ? el("pre", { text: rd.text }) : null);
+      rd.text ? el("pre", { text: rd.text }) : null,
+      roundEvidence(rd));
   });
+}
+
+function roundEvidence(rd) {
+  // Collapsed: the round's reasoning (where the API returns it) and the text as received when
+  // it differs from what was read from it (prompt mode, or a call left in the text by a server).
+  const reasoning = rd.reasoning ? el("details", { class: "round-reasoning", "data-testid": "round-reasoning" },
+    el("summary", { text: `reasoning (${rd.reasoning.length.toLocaleString("en")} chars)` }), el("pre", { text: rd.reasoning })) : null;
+  const raw = rd.raw_text != null && rd.raw_text !== (rd.text || "");
+  const suspect = rd.text_call_format ? ` · holds a ${rd.text_call_format} call the server did not parse` : "";
+  const received = raw || suspect ? el("details", { class: "round-raw", "data-testid": "round-raw-text" },
+    el("summary", { text: `text as received${suspect}` }), el("pre", { text: rd.raw_text || rd.text || "(empty)" })) : null;
+  return [reasoning, received];
 }
 
 function callList(calls) {
