@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from callbench.providers.cache import ResponseCache, default_cache_path
+if TYPE_CHECKING:
+    from callbench.providers.cache import ResponseCache
 
 _PATH_HELP = (
     "Cache file (default: $CALLBENCH_CACHE_DIR/responses.sqlite or ~/.cache/callbench/responses.sqlite)."
@@ -28,6 +29,9 @@ def register(app: typer.Typer) -> None:
 @contextmanager
 def _opened(path: Path | None, missing: str) -> Iterator[ResponseCache | None]:
     """The cache at ``path`` (default location when ``None``), or ``None`` after saying it is missing."""
+    # imported here: the providers package loads pydantic, which `callbench --help` must not pay for
+    from callbench.providers.cache import ResponseCache, default_cache_path
+
     target = path or default_cache_path()
     if not target.exists():
         typer.echo(f"{target}: {missing}")

@@ -13,19 +13,22 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from callbench.errors import UserError
-from callbench.harness.usage import requests_text
-from callbench.report.serving import serving_lines
-from callbench.report.terminal import percent
-from callbench.types.summary import Summary, Table
 
 if TYPE_CHECKING:
     from callbench.report.local_server import LocalServer
+    from callbench.types.summary import Summary, Table
+
+# The summary types (pydantic), the usage helpers and the report's formatting rules are imported in
+# the functions that print a run: every command imports this module, and `--help` must not pay
+# for them (tests/cli/test_startup_imports.py).
 
 console = Console()
 err_console = Console(stderr=True)
 
 
 def _pct(value: float | None) -> str:
+    from callbench.report.terminal import percent
+
     return "-" if value is None else percent(value)  # the rounding rule of every printed figure
 
 
@@ -86,6 +89,8 @@ def shorten(text: str, width: int) -> str:
 
 def as_summary(summary: Summary | Mapping[str, Any]) -> Summary:
     """A typed summary from either form (``RunResult.summary`` is the JSON object)."""
+    from callbench.types.summary import Summary
+
     return summary if isinstance(summary, Summary) else Summary.from_json_dict(summary)
 
 
@@ -160,6 +165,9 @@ def print_summary(
 
     ``only``: the scorers/tiers to show (``score --tier X``), all of them when empty or ``all``.
     """
+    from callbench.harness.usage import requests_text
+    from callbench.report.serving import serving_lines
+
     summary = only_tiers(as_summary(summary), only)
     console.print(summary_table(summary))
     recall = summary.retrieval_recall

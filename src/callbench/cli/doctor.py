@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -19,6 +19,9 @@ from rich.text import Text
 
 from callbench.cli.common import console
 from callbench.cli.options import (
+    CONTEXT_PROBE_TOKENS,
+    DEFAULT_CASE_LIMIT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
     MaxConnections,
     MaxTokens,
     ReasoningEffort,
@@ -28,17 +31,12 @@ from callbench.cli.options import (
     ThinkingBudget,
 )
 from callbench.errors import CallbenchError, ConfigError
-from callbench.harness import eventloop
-from callbench.harness.config import OptionError, check_generation
-from callbench.harness.doctor import (
-    CONTEXT_PROBE_TOKENS,
-    DEFAULT_CASE_LIMIT_S,
-    DoctorOptions,
-    DoctorReport,
-    run_doctor,
-)
-from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
-from callbench.types.messages import GenerationSettings
+
+if TYPE_CHECKING:
+    from callbench.harness.doctor import DoctorReport
+
+# The checks, the providers and the config models (pydantic) are imported where they are used:
+# `run` and `show` import this module, and every `callbench --help` imports those.
 
 STYLES = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
 
@@ -78,8 +76,12 @@ def doctor(
     max_connections: MaxConnections = None,
 ) -> None:
     """Check MODEL's endpoint and print the table; exit 1 when a check failed."""
+    from callbench.harness import eventloop
+    from callbench.harness.config import OptionError, check_generation
+    from callbench.harness.doctor import DoctorOptions, run_doctor
     from callbench.providers.model import make_provider
     from callbench.providers.reachability import check_endpoint
+    from callbench.types.messages import GenerationSettings
 
     try:
         settings = check_generation(
@@ -130,6 +132,8 @@ def doctor(
 def report_table(report: DoctorReport | Mapping[str, Any], title: str | None = None) -> Table:
     """The doctor table: check, result, evidence, what a failure would corrupt (plain text cells:
     evidence quotes the endpoint's answers, never console markup)."""
+    from callbench.harness.doctor import DoctorReport
+
     if not isinstance(report, DoctorReport):
         report = DoctorReport.from_json(report)
     table = Table(title=title or f"doctor · {report.model}", show_lines=False, pad_edge=False)
@@ -148,6 +152,8 @@ def report_table(report: DoctorReport | Mapping[str, Any], title: str | None = N
 
 def print_report(report: DoctorReport | Mapping[str, Any], title: str | None = None) -> None:
     """Print the table and, when a check failed, one line saying what that means for a run."""
+    from callbench.harness.doctor import DoctorReport
+
     if not isinstance(report, DoctorReport):
         report = DoctorReport.from_json(report)
     console.print(report_table(report, title))

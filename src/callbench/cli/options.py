@@ -9,6 +9,16 @@ from typing import Annotated
 
 import typer
 
+# Defaults that command signatures show in their help. They mirror the constants where they are
+# defined (named beside each); importing those modules would load the providers package and
+# pydantic into every `--help`. tests/cli/test_startup_imports.py checks that they agree.
+DEFAULT_REQUEST_TIMEOUT_S = 60.0
+"""``callbench.providers.limits.DEFAULT_REQUEST_TIMEOUT_S``."""
+DEFAULT_CASE_LIMIT_S = 120.0
+"""``callbench.harness.doctor.DEFAULT_CASE_LIMIT_S``."""
+CONTEXT_PROBE_TOKENS = 2_200_000
+"""``callbench.harness.doctor.CONTEXT_PROBE_TOKENS``."""
+
 Temperature = Annotated[
     float,
     typer.Option(

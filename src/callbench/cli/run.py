@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from callbench.cli.common import print_summary, run_folder_path
 from callbench.cli.options import (
+    DEFAULT_REQUEST_TIMEOUT_S,
     MaxConnections,
     MaxTokens,
     ReasoningEffort,
@@ -19,20 +20,13 @@ from callbench.cli.options import (
     ThinkingBudget,
 )
 from callbench.errors import ConfigError
-from callbench.harness import eventloop
-from callbench.harness.config import (
-    BackendName,
-    EngineLimits,
-    OptionError,
-    Output,
-    ProgressMode,
-    RunConfig,
-    Selection,
-)
-from callbench.harness.modes import HarnessMode
-from callbench.harness.rundir import resume_config
-from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
-from callbench.types.messages import GenerationSettings
+
+if TYPE_CHECKING:
+    from callbench.harness.config import BackendName, ProgressMode, RunConfig
+    from callbench.harness.modes import HarnessMode
+
+# The engine, its config models (pydantic) and the event loop are imported in the command's body:
+# this module is imported by every `callbench` invocation, `--help` included.
 
 DEFAULT_MODEL = "baseline"
 
@@ -217,6 +211,10 @@ def run(
     ] = False,
 ) -> None:
     values = {name: value for name, value in locals().items() if name != "ctx"}
+    from callbench.harness import eventloop
+    from callbench.harness.config import OptionError
+    from callbench.harness.rundir import resume_config
+
     if progress == "auto":
         values["progress"] = progress = "rich" if sys.stdout.isatty() else "plain"
     try:
@@ -398,6 +396,9 @@ def _fresh_config(
     **_: Any,
 ) -> RunConfig:
     """A new run's config; every value is checked by its option group (one line naming the option)."""
+    from callbench.harness.config import EngineLimits, Output, RunConfig, Selection
+    from callbench.types.messages import GenerationSettings
+
     limits = EngineLimits(
         concurrency=concurrency,
         delay_s=delay,
@@ -409,7 +410,7 @@ def _fresh_config(
         max_retries=max_retries,
         max_retry_time_s=max_retry_time,
         price_table=price_table,
-        backend=cast(BackendName, backend),  # checked by EngineLimits
+        backend=cast("BackendName", backend),  # checked by EngineLimits
         ray_address=ray_address,
         ray_workers=ray_workers,
     )
@@ -439,13 +440,13 @@ def _fresh_config(
         recover_text_calls=recover_text_calls,
     )
     output = Output(
-        out_dir=out, progress=cast(ProgressMode, progress), watch=watch, preflight=preflight
+        out_dir=out, progress=cast("ProgressMode", progress), watch=watch, preflight=preflight
     )  # checked by Output
     return RunConfig.from_groups(
         tuple(suite or ()),
         model,
         tuple(tier or ()),
-        cast(HarnessMode, mode),
+        cast("HarnessMode", mode),
         agent=agent,
         selection=selection,
         limits=limits,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from pathlib import Path
 from typing import Annotated
@@ -32,6 +31,8 @@ def serve_tools(
     registry: Annotated[Path | None, typer.Option("--registry", help="Tool registry folder.")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="Suite option KEY=VALUE.")] = None,
 ) -> None:
+    import asyncio  # here, not at the top: only this command needs an event loop of its own
+
     from callbench.executors.base import run_sync
     from callbench.harness.config import Selection
     from callbench.harness.serve_case import open_case, serve_http, serve_over_stdio, stderr_log

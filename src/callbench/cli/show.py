@@ -11,8 +11,9 @@ from rich.text import Text
 from callbench.cli.common import console, print_summary, require_run_folder
 from callbench.cli.doctor import preflight_json, print_preflight
 from callbench.errors import ConfigError
-from callbench.harness.runfolder import read_summary
-from callbench.harness.sweep.index import is_sweep_folder
+
+# The run folder's readers (pydantic records) are imported in the command: every `callbench --help`
+# imports this module.
 
 
 def register(app: typer.Typer) -> None:
@@ -23,6 +24,9 @@ def show(
     run_dir: Annotated[Path, typer.Argument(help="A run folder, or a sweep folder (sweep.json).")],
     format: Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json.")] = "table",
 ) -> None:
+    from callbench.harness.runfolder import read_summary
+    from callbench.harness.sweep.index import is_sweep_folder
+
     require_run_folder(run_dir)
     if is_sweep_folder(run_dir):
         show_sweep(run_dir, format)

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from callbench.errors import ConfigError, UserError
-from callbench.harness import eventloop
-from callbench.harness.config import EngineLimits, OptionError, ProgressMode
-from callbench.harness.sweep.index import SOURCE_FILE, is_sweep_folder
-from callbench.harness.sweep.runner import SweepIncompleteError, SweepOptions, failures, run_sweep
-from callbench.harness.sweep.spec import Cell, read_sweep, slug
+
+if TYPE_CHECKING:
+    from callbench.harness.config import ProgressMode
+    from callbench.harness.sweep.spec import Cell
+
+# The sweep runner (the engine, pydantic) is imported in the command: every `callbench --help`
+# imports this module.
 
 DEFAULT_ROOT = Path("runs") / "sweeps"
 
@@ -52,6 +54,10 @@ def sweep(
     ] = None,
     progress: Annotated[str, typer.Option("--progress", help="auto, rich, plain or quiet.")] = "auto",
 ) -> None:
+    from callbench.harness import eventloop
+    from callbench.harness.config import EngineLimits, OptionError
+    from callbench.harness.sweep.runner import SweepIncompleteError, SweepOptions, failures, run_sweep
+
     folder, spec = _resolve(sweep_file, out, resume)
     try:
         # checked here, before the sweep file's cells: one line naming the option
@@ -62,7 +68,7 @@ def sweep(
         progress = "rich" if sys.stdout.isatty() else "plain"
     if progress not in ("rich", "plain", "quiet"):
         raise ConfigError(f"--progress must be one of auto, rich, plain, quiet (got {progress!r})")
-    options = SweepOptions(backend, ray_address, ray_workers, cast(ProgressMode, progress))
+    options = SweepOptions(backend, ray_address, ray_workers, cast("ProgressMode", progress))
     total = len(spec.cells)
     order = {cell.id: n for n, cell in enumerate(spec.cells, 1)}
 
@@ -99,6 +105,9 @@ def sweep(
 
 def _resolve(sweep_file: Path | None, out: Path | None, resume: Path | None) -> tuple[Path, Any]:
     """The sweep folder and the parsed sweep file, from the arguments given."""
+    from callbench.harness.sweep.index import SOURCE_FILE, is_sweep_folder
+    from callbench.harness.sweep.spec import read_sweep, slug
+
     if resume is not None:
         if out is not None and out.resolve() != resume.resolve():
             raise ConfigError(f"--out {out} and --resume {resume} name different sweep folders; give one")
