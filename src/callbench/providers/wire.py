@@ -407,6 +407,10 @@ async def post_sse(
             now = time.perf_counter()
             for text in (buffer.rstrip(b"\r").decode("utf-8", "replace"), ""):
                 reply_out.events.extend(parser.line(text, now))
+            if done is not None:
+                # The body ended before the done event: a server that failed mid-answer may close
+                # this connection right after (uvicorn does), so it is not handed to the next request.
+                reply.close()
             return reply_out
     except TimeoutError:
         raise TransientProviderError(
