@@ -12,8 +12,6 @@ from pathlib import Path
 
 import typer
 
-from callbench.benchmarks.funcbenchgen.generator import generate
-from callbench.benchmarks.funcbenchgen.suite import grid, parse_spec
 from callbench.cli.groups import group
 from callbench.errors import ConfigError
 
@@ -25,6 +23,9 @@ def generate_dag(
     output: str = typer.Option(..., "-o", "--output", help="JSONL file to write ('-' for standard output)."),
 ) -> None:
     """Generate FuncBenchGen-style tasks (one JSON task per line)."""
+    from callbench.benchmarks.funcbenchgen.generator import generate
+    from callbench.benchmarks.funcbenchgen.suite import grid, parse_spec
+
     parsed = parse_spec(spec)
     if parsed.file:
         raise ConfigError("generate dag: 'file=' reads tasks; give grid parameters instead")
