@@ -214,7 +214,8 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _looks_like_attempt(text: str, tool_names: set[str]) -> bool:
-    if (text[:1] and text[:1] in "[{") or "```" in text:  # "" is in every string: an empty answer is no attempt
+    # text[:1] is "" for an empty answer, and "" is in every string: an empty answer is no attempt.
+    if (text[:1] and text[:1] in "[{") or "```" in text:
         return True
     return any(re.search(rf"(?<![\w.]){re.escape(n)}\s*\(", text) for n in tool_names)
 
