@@ -200,11 +200,24 @@ def limited(run: Run, tier: str, suite: str | None, category: str | None = None)
         if category and record.get("category") != category:
             continue
         verdict = (record.get("verdicts") or {}).get(tier) or {}
-        codes = {r.get("code") if isinstance(r, dict) else r for r in verdict.get("reasons") or []}
-        if codes & set(SERVING_LIMITS):
+        if cut_by_serving_limit(record):
             cut += 1
             cut_passed += bool(verdict.get("passed"))
     return cut, cut_passed
+
+
+def cut_by_serving_limit(record: dict[str, Any]) -> bool:
+    """Whether a serving limit cut the case: any tier's verdict names one, or the trace stopped on one.
+    Per case, not per tier (as callbench's summary counts): a tier that scores the final state
+    (state-match) gives no such reason for a conversation refused in round 1, yet it was cut too."""
+    trace = record.get("trace") or {}
+    if trace.get("stop_reason") in SERVING_LIMITS:
+        return True
+    for verdict in (record.get("verdicts") or {}).values():
+        reasons = (verdict.get("reasons") or []) if isinstance(verdict, dict) else []
+        if {r.get("code") if isinstance(r, dict) else r for r in reasons} & set(SERVING_LIMITS):
+            return True
+    return False
 
 
 def _accuracy_row(run: Run, label: str, tier: str, cell: dict[str, Any], cut: tuple[int, int]) -> list[Any]:

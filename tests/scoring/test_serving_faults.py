@@ -231,3 +231,19 @@ def test_clean_run_summary_has_no_serving_keys(tmp_path: Path) -> None:
         result = _run(f"openai:gold@{server.url}", tmp_path / "run")
     assert "serving" not in result.summary
     assert all("n_serving_limited" not in t for t in result.summary["tiers"].values())
+
+
+def test_state_match_names_a_refused_conversation_instead_of_a_bare_state_mismatch() -> None:
+    """A real server refused round 1 as too long: the untouched state differs from the gold one, and
+    the diagnostic verdict must say why (it read as a model failure before)."""
+    from callbench.scoring.serving import with_serving_reasons
+    from callbench.scoring.state_match import GoldStates, compare
+
+    states = GoldStates({"files": []}, {"files": ["a.fa"]})
+    refused = Trace(rounds=[_round(finish_reason="context_overflow")], stop_reason="context_overflow")
+    verdict = with_serving_reasons(compare(states, {"files": []}), refused)
+    assert not verdict.passed and verdict.codes == ["context_overflow", "state_mismatch"]
+    clean = Trace(rounds=[_round()], stop_reason="answer")
+    assert with_serving_reasons(compare(states, {"files": []}), clean).codes == ["state_mismatch"]
+    matched = with_serving_reasons(compare(states, {"files": ["a.fa"]}), refused)
+    assert matched.passed and matched.reasons == [] and matched.warnings  # a pass stays a pass

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from callbench.types.trace import Trace
-from callbench.types.verdict import Reason
+from callbench.types.verdict import Reason, Verdict
 
 TRUNCATED_FINISH = frozenset({"length", "max_tokens", "max_output_tokens"})
 """``finish_reason`` values meaning "stopped at the output token limit" (OpenAI-compatible servers,
@@ -133,3 +133,14 @@ def apply_serving_reasons(
         elif code in ("serving_parse_suspected", "format_error"):
             out.insert(len(front) if place is None else place + 1, reason)
     return out, []
+
+
+def with_serving_reasons(verdict: Verdict, trace: Trace) -> Verdict:
+    """``verdict`` with the serving reasons of ``trace`` (for scorers outside the strict tiers,
+    e.g. state-match): a refused or cut conversation is named, not left to read as a model failure."""
+    if not verdict.applicable:
+        return verdict
+    reasons, warnings = apply_serving_reasons(list(verdict.reasons), trace, bool(trace.calls))
+    if reasons == verdict.reasons and not warnings:
+        return verdict
+    return verdict.model_copy(update={"reasons": reasons, "warnings": [*verdict.warnings, *warnings]})

@@ -22,6 +22,7 @@ from typing import Any
 
 from callbench.executors.base import resolve_executor, run_sync
 from callbench.scoring.base import Scorer
+from callbench.scoring.serving import with_serving_reasons
 from callbench.types.case import REF_PATTERN, Case
 from callbench.types.dsl import follow_path, realize
 from callbench.types.trace import Trace
@@ -51,13 +52,13 @@ class StateMatchScorer(Scorer):
         """Compare ``trace.final_state`` with the gold final state, key by key."""
         if trace.final_state is None:
             return _not_applicable("the executor recorded no final state (stateless executor)")
-        return compare(self.gold_states(case), trace.final_state)
+        return with_serving_reasons(compare(self.gold_states(case), trace.final_state), trace)
 
     async def ascore(self, case: Case, trace: Trace) -> Verdict:
         """As :meth:`score`; the gold path is replayed without blocking the event loop."""
         if trace.final_state is None:
             return _not_applicable("the executor recorded no final state (stateless executor)")
-        return compare(await self.agold_states(case), trace.final_state)
+        return with_serving_reasons(compare(await self.agold_states(case), trace.final_state), trace)
 
     def gold_states(self, case: Case) -> GoldStates | None:
         """Initial state and state after the gold path (cached per case)."""
