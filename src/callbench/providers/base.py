@@ -50,5 +50,10 @@ class Provider(ABC):
         """What to record in ``run.json`` (never secrets)."""
         return {"provider": self.name, "model": self.model}
 
+    def refused_setting(self, settings: GenerationSettings) -> str | None:
+        """Why this endpoint cannot honour ``settings`` as asked (``None``: it can). Checked before
+        the run, so a control the endpoint would quietly replace stops with one line instead."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network clients."""

@@ -422,6 +422,9 @@ def build_model(model: str, config: object | None = None) -> Model:
             f"--stream: {model!r} does not stream its answers (streaming applies to HTTP endpoints: "
             "openai:, openai-responses:, anthropic: and their presets); drop --stream"
         )
+    refused = provider.refused_setting(settings)
+    if refused:
+        raise ConfigError(refused)
     if config is None:
         return Model(provider, settings)
     return Model.from_config(provider, config, settings)

@@ -385,6 +385,16 @@ class OpenAIProvider(Provider):
         """Requests to one base URL share connection and rate limits."""
         return f"openai-compat|{self.base_url}"
 
+    def refused_setting(self, settings: GenerationSettings) -> str | None:
+        """``--tool-choice required`` on a preset whose server refuses it (it would be sent as
+        ``auto``, and the figures would be unforced ones)."""
+        if settings.tool_choice == "required" and not self.preset.quirks.tool_choice_required:
+            return (
+                f"--tool-choice required: the {self.preset.name} endpoint refuses tool_choice "
+                "'required' (callbench would have to send 'auto'); use auto, none or a tool name"
+            )
+        return None
+
     def endpoint_url(self) -> str:
         """The base URL (checked for a listening server before a run)."""
         return self.base_url
