@@ -122,7 +122,10 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(ray_local: Any, tmp_p
     }
     assert all(r["status"] == "completed" for r in written)
     assert result.summary["n_completed"] == 80 and result.summary["n_error"] == 0
-    assert served > 80  # the dead worker's cases in flight were played again elsewhere
+    # Cases the dead worker had in flight were played again elsewhere (the record count above proves
+    # none was lost); whether it had sent their requests before it died depends on timing, so the
+    # server may have seen exactly one request per case or a few more.
+    assert served >= 80
 
 
 def test_a_fatal_provider_error_stops_the_ray_run_as_it_stops_a_local_one(
