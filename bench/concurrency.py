@@ -22,32 +22,22 @@ summary). ``--compare-ref [REF]`` measures git REF too (default 66023ae, before 
 ``git archive`` of its ``src/``, children with ``PYTHONPATH`` there), alternating before/after per
 repeat against the same server, and prints the medians side by side.
 
-Measured on the 2-core machine while other jobs ran (load average 5.5-8.6: the wall ratios are
-inflated by the machine, not the harness, and even the CPU figures drift by 30% between runs; compare
-the columns of one run), with
-``python bench/concurrency.py --cases 2000 --concurrency 100 --latency 0.1 --repeat 3 --compare-ref``.
-Final code, load 7.5:
+Latest figures, 2026-12-04, load 1.1 (before) / 0.9 (after) on the 2-core machine, with
+``python bench/concurrency.py --cases 2000 --concurrency 100 --latency 0.1 --repeat 3`` (medians):
 
-                                      before (66023ae)         after
-    callbench.run wall / ideal                     3.627         2.131
-    engine wall / ideal                            3.158         1.787
-    CLI wall / ideal (from outside)                5.675         3.293
-    harness CPU ms / request                       1.706         1.018
-    CLI CPU ms / request                           3.513         2.191
-    Model+provider only wall / ideal               1.587         1.200
-    Model+provider only CPU ms / request           0.545         0.256
+    callbench.run wall / ideal                     1.319   (target <= 1.10 engine, <= 1.25 CLI)
+    engine wall / ideal                            1.210
+    CLI wall / ideal (from outside)                2.248
+    harness CPU ms / request                       0.543   (target <= 0.3)
+    CLI CPU ms / request                           1.286   (target <= 0.5)
+    Model+provider only wall / ideal               1.144
+    Model+provider only CPU ms / request           0.251
 
-The run before the garbage-collector change, load 5.5: harness CPU 1.166 -> 0.856 ms, CLI CPU
-2.719 -> 1.809 ms, Model+provider 0.430 -> 0.179 ms per request.
-
-What changed: plain ``http://`` endpoints go through a lean HTTP/1.1 client instead of aiohttp
-(providers/http1.py: 0.25 ms less per request), request bodies through orjson, runs on uvloop, one
-unbuffered write per record, and a model run's CLI no longer imports the MCP SDK or aiohttp. What is
-left of the ~0.6 ms per request outside the provider: scoring three tiers (~0.1 ms), the cyclic
-garbage collector (~0.1 ms: gc.collect before freezing, then collections over the kept records),
-building pydantic records and traces, the per-case progress line, and the run's fixed costs (suite
-hashing, summary statistics); the CLI adds ~0.6 s of start-up (scipy.optimize, jsonschema, pydantic
-models, the plugin catalog).
+Requests go through aiohttp (a lean HTTP/1.1 client measured in this project's history at 0.18 ms
+per request is no longer in the tree), bodies through orjson. What is left per request outside the
+provider: scoring three tiers, the cyclic garbage collector, building pydantic records and traces,
+the per-case progress line and the run's fixed costs; the CLI adds its start-up (``bench/startup.py``:
+scipy.optimize alone is ~0.6 s CPU). Earlier figures at higher load are in the git history of this file.
 
 Usage: python bench/concurrency.py [--cases 2000] [--concurrency 100] [--latency 0.1] [--repeat 3]
        [--jitter 0.5] [--compare-ref [REF]] [--no-cli]
