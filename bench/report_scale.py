@@ -15,7 +15,7 @@ Each write runs in a fresh process (``write_report``); the bench prints, medians
 writes beside the targets of issue 26: wall time, CPU time, peak RSS of the writing process, page
 size and bytes per record, then the open time in headless Chromium (navigation start to the first
 frame with ``#f-count`` filled) and the time to open the first case panel. ``--reference-src``
-names another checkout's ``src`` folder (e.g. ``git archive HEAD src | mkdir before && tar -x -C before``)
+names another checkout's ``src`` folder (e.g. ``mkdir before && git archive HEAD src | tar -x -C before``)
 whose writer is measured on the same runs in the same sitting (the "before" row). The browser is
 Debian's chromium through Playwright (``tests/report/browser.py``).
 """
