@@ -34,6 +34,7 @@ from callbench.providers.wire import (
     ClientHolder,
     ContextLengthError,
     Endpoint,
+    SSEDecoder,
     ToolNameMap,
     dumps_bytes,
     error_for_status,
@@ -414,41 +415,19 @@ def _clean(text: str) -> str:
 
 
 class SseDecoder:
-    """Incremental ``text/event-stream`` decoder: feed bytes, get the events' JSON payloads."""
+    """:class:`~callbench.providers.wire.SSEDecoder` giving ``(event name, data)`` pairs, the form
+    :class:`StreamAssembler` takes."""
 
     def __init__(self) -> None:
-        self._buffer = b""
-        self._data: list[str] = []
-        self._event = ""
+        self._decoder = SSEDecoder()
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
         """Return ``(event name, data)`` of every event completed by ``chunk``."""
-        self._buffer += chunk
-        events: list[tuple[str, str]] = []
-        while True:
-            end = self._buffer.find(b"\n")
-            if end < 0:
-                return events
-            line = self._buffer[:end].rstrip(b"\r").decode("utf-8", "replace")
-            self._buffer = self._buffer[end + 1 :]
-            if not line:
-                if self._data:
-                    events.append((self._event, "\n".join(self._data)))
-                self._data, self._event = [], ""
-            elif line.startswith(":"):
-                continue  # a comment (keep-alive)
-            else:
-                field, _, value = line.partition(":")
-                value = value.removeprefix(" ")
-                if field == "data":
-                    self._data.append(value)
-                elif field == "event":
-                    self._event = value
+        return [(e.event or "", e.data) for e in self._decoder.feed(chunk)]
 
     def close(self) -> list[tuple[str, str]]:
         """Events left when the stream ended (a last event without its blank line)."""
-        events = self.feed(b"\n\n") if self._buffer or self._data else []
-        return events
+        return [(e.event or "", e.data) for e in self._decoder.close()]
 
 
 class StreamAssembler:

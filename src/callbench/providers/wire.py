@@ -354,6 +354,33 @@ class _SSEParser:
         return []
 
 
+class SSEDecoder:
+    """Incremental ``text/event-stream`` decoder: feed the body's bytes as they arrive, get the
+    events each chunk completes (lines are decoded whole, so a character split across chunks is
+    read right)."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._parser = _SSEParser()
+
+    def feed(self, chunk: bytes, at: float = 0.0) -> list[SSEEvent]:
+        """The events completed by ``chunk`` (``at``: when it arrived)."""
+        self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return [
+            event
+            for raw in lines
+            for event in self._parser.line(raw.rstrip(b"\r").decode("utf-8", "replace"), at)
+        ]
+
+    def close(self, at: float = 0.0) -> list[SSEEvent]:
+        """The events left when the body ended (a last event without its blank line)."""
+        rest, self._buffer = self._buffer, b""
+        return self._parser.line(rest.rstrip(b"\r").decode("utf-8", "replace"), at) + self._parser.line(
+            "", at
+        )
+
+
 async def post_sse(
     session: aiohttp.ClientSession | ClientHolder,
     url: str,
@@ -377,7 +404,7 @@ async def post_sse(
 
     client = session.get() if isinstance(session, ClientHolder) else session
     reply_out = StreamReply(started=time.perf_counter())
-    parser = _SSEParser()
+    decoder = SSEDecoder()
     try:
         async with client.post(
             url,
@@ -394,19 +421,12 @@ async def post_sse(
                 # The server ignored ``stream: true`` and answered in one piece.
                 reply_out.body = _json_object(await reply.read(), where)
                 return reply_out
-            buffer = b""
             async for chunk in reply.content.iter_any():
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                now = time.perf_counter()
-                for raw_line in lines:
-                    for event in parser.line(raw_line.rstrip(b"\r").decode("utf-8", "replace"), now):
-                        reply_out.events.append(event)
-                        if done is not None and event.data.strip() == done:
-                            return reply_out
-            now = time.perf_counter()
-            for text in (buffer.rstrip(b"\r").decode("utf-8", "replace"), ""):
-                reply_out.events.extend(parser.line(text, now))
+                for event in decoder.feed(chunk, time.perf_counter()):
+                    reply_out.events.append(event)
+                    if done is not None and event.data.strip() == done:
+                        return reply_out
+            reply_out.events.extend(decoder.close(time.perf_counter()))
             if done is not None:
                 # The body ended before the done event: a server that failed mid-answer may close
                 # this connection right after (uvicorn does), so it is not handed to the next request.
