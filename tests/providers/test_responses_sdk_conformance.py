@@ -73,7 +73,10 @@ def test_the_sdk_reads_the_stand_ins_stream_into_its_typed_events() -> None:
     with ResponsesServer(responder=CALL_THEN_TEXT) as server:
         events = list(
             _client(server).responses.create(
-                model="gpt-x", input="What is the weather in Paris?", tools=[TOOL], stream=True  # type: ignore[list-item]
+                model="gpt-x",
+                input="What is the weather in Paris?",
+                tools=[TOOL],
+                stream=True,  # type: ignore[list-item]
             )
         )
     kinds = [e.type for e in events]
