@@ -106,7 +106,9 @@ def _open_case(page: Any, run_label: str, key: str) -> Any:
     )
     row = page.locator(f"[data-testid=case-row][data-key='{key}']").filter(has_text=run_label)
     row.first.click()
-    return page.locator("[data-testid=case-panel]").first
+    panel = page.locator("[data-testid=case-panel]").first
+    panel.wait_for()  # drawn once its record is inflated: count() and all_inner_texts() do not wait
+    return panel
 
 
 def test_report_shows_agent_header_stderr_literally_and_the_call_timeline(

@@ -35,6 +35,8 @@ def test_manual_cases_show_n_a_and_are_neither_pass_nor_fail(tmp_path, browser):
         assert page.locator("#f-count").inner_text().startswith("0 of 3")
     page.select_option("#f-outcome", "")
     rows.first.click()
-    verdicts = page.locator("[data-testid=case-panel] .pill.na").all_inner_texts()
+    panel = page.locator("[data-testid=case-panel]").first
+    panel.wait_for()  # drawn once its record is inflated (asynchronously): all_inner_texts does not wait
+    verdicts = panel.locator(".pill.na").all_inner_texts()
     assert verdicts and all(v.endswith(": n/a") for v in verdicts)
     assert console.errors == []
