@@ -14,7 +14,7 @@ Part 1 (:func:`measure_call_overhead`): the same starter tool is called N times 
 and prints the median and p95 per call side by side with the difference from ``direct``. Client and
 server share this process and its event loop, as they do for ``py:`` agents; a ``cmd:`` agent's
 client runs in its own process, so there the server's share (``raw ...``) is what callbench adds.
-Target: <= 2 ms median added per call.
+Target: <= 1 ms median added per call with the SDK client (issue 26; issue 14 had asked for <= 2 ms).
 
 Part 2 (:func:`measure_agent_wall`): wall / ideal for about 200 agent cases at ``--concurrency 50``
 with a model that takes 100 ms per turn (target <= 1.2). The cases are the starter suite's 16 repeated
@@ -67,6 +67,8 @@ CASE = "weather_paris"
 TOOL = "get_weather"
 ARGUMENTS: dict[str, Any] = {"city": "Paris", "unit": "celsius"}
 WARMUP = 20
+CALL_TARGET_MS = 1.0
+"""Median milliseconds an MCP tool call may add (issue 26)."""
 
 
 class Row:
@@ -178,7 +180,7 @@ def print_call_overhead(rows: list[Row]) -> None:
             f"{row.path:>11} {row.median:>8.3f} {row.p95:>8.3f} "
             f"{row.median - base.median:>8.3f} {row.p95 - base.p95:>8.3f}"
         )
-    print("target: <= 2 ms median added per call")
+    print(f"target: <= {CALL_TARGET_MS:g} ms median added per call (SDK client, mcp 2026)")
 
 
 # -- Part 2 (wall / ideal for 200 agent cases) goes below this line, as its own functions. --------
@@ -456,7 +458,10 @@ def print_side_by_side(calls: list[Row], plan: Plan, walls: list[WallRow]) -> No
     base = calls[0]
     added = ", ".join(f"{r.path} +{r.median - base.median:.3f}" for r in calls[1:])
     print("summary: agent under test over MCP vs callbench's offline loop")
-    print(f"  per tool call: direct (offline loop) {base.median:.3f} ms; over MCP {added} ms (target <= 2)")
+    print(
+        f"  per tool call: direct (offline loop) {base.median:.3f} ms; over MCP {added} ms"
+        f" (target <= {CALL_TARGET_MS:g})"
+    )
     ratios = ", ".join(f"{r.label} {r.wall / plan.ideal_s:.2f}" for r in walls)
     print(f"  wall/ideal: {ratios} (target <= {WALL_TARGET})")
     for row in walls:
