@@ -8,13 +8,16 @@ endpoint) is an error record that ``--resume`` re-runs.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 import callbench
 from callbench.catalog import catalog
@@ -424,3 +427,91 @@ def test_a_py_agent_gets_the_optional_fields_it_names(tmp_path: Path) -> None:
     SEEN.clear()
     run(suite, f"py:{__name__}:asks_for_the_system_prompt", tmp_path / "out")
     assert SEEN == [{"system_prompt": "Be brief.", "case_id": "aut:c0"}]
+
+
+# --- py: agents are isolated from each other and from callbench's loop (issue 33, items 1 and 8) ---
+
+BLOCK_S = 5.0
+"""How long the blocking agent holds its thread with ``time.sleep``: past its case's limit of 2 s."""
+
+
+async def echoes_after_a_pause_but_p0_blocks(instruction: str, mcp_url: str, *, case_id: str) -> str:
+    """p0 blocks its thread (a synchronous call, as a careless agent makes); every other case calls
+    its tool after a short pause and answers right."""
+    if case_id.endswith(":p0"):
+        time.sleep(BLOCK_S)
+        return "hi"
+    await asyncio.sleep(0.3)
+    async with Client(mcp_url) as client:
+        await client.call_tool("echo", {"text": "hi"})
+    return "hi"
+
+
+def test_an_agent_that_blocks_its_thread_fails_only_its_own_case_at_any_concurrency(tmp_path: Path) -> None:
+    cases = [{"id": f"p{i}", "timeout_s": 2} for i in range(8)]
+    suite = echo_suite(tmp_path, cases)
+    spec = f"py:{__name__}:echoes_after_a_pause_but_p0_blocks"
+    verdicts = {}
+    for concurrency in (1, 8):
+        started = time.perf_counter()
+        records = by_id(run(suite, spec, tmp_path / f"c{concurrency}", concurrency=concurrency))
+        wall = time.perf_counter() - started
+        verdicts[concurrency] = {
+            case: {t: r.verdicts[t].passed for t in TIERS} for case, r in records.items()
+        }
+        p0 = records["p0"]
+        assert p0.status == "completed" and p0.trace.stop_reason == "agent_timeout"
+        assert all(codes(p0, t)[-1] == "agent_timeout" for t in TIERS)
+        for case in (f"p{i}" for i in range(1, 8)):
+            assert records[case].status == "completed", records[case].error
+            assert all(records[case].verdicts[t].passed for t in TIERS), (
+                concurrency,
+                case,
+                codes(records[case]),
+            )
+            assert records[case].duration_ms < 1900  # never waited behind p0's blocked thread
+        assert wall < BLOCK_S + 5  # the run does not wait for the abandoned thread
+    assert verdicts[1] == verdicts[8]
+
+
+STUBBORN_RUNS: list[str] = []
+
+
+async def ignores_cancellation(instruction: str, mcp_url: str) -> str:
+    """Swallows every cancellation and goes on (for about 3 s): a badly written agent."""
+    STUBBORN_RUNS.append("started")
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline:
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            STUBBORN_RUNS.append("cancelled")
+    return "hi"
+
+
+def test_an_agent_that_ignores_cancellation_is_abandoned_at_its_limit(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0", "timeout_s": 0.5}])
+    STUBBORN_RUNS.clear()
+    started = time.perf_counter()
+    record = by_id(run(suite, f"py:{__name__}:ignores_cancellation", tmp_path / "out"))["c0"]
+    assert time.perf_counter() - started < 2.5  # the run did not wait for the agent's 3 s
+    assert record.status == "completed" and record.trace.stop_reason == "agent_timeout"
+    assert record.trace.agent is not None and "cancelled" in record.trace.agent.message
+    assert record.duration_ms < 1500
+    deadline = time.monotonic() + 5
+    while "cancelled" not in STUBBORN_RUNS and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert STUBBORN_RUNS[:2] == ["started", "cancelled"]  # it was asked to stop on its own loop
+
+
+async def exits(instruction: str, mcp_url: str) -> str:
+    raise SystemExit(4)
+
+
+def test_an_agent_that_raises_system_exit_is_a_crash_not_the_end_of_the_run(tmp_path: Path) -> None:
+    suite = echo_suite(tmp_path, [{"id": "c0"}, {"id": "c1"}])
+    records = by_id(run(suite, f"py:{__name__}:exits", tmp_path / "out"))
+    assert set(records) == {"c0", "c1"}
+    for record in records.values():
+        assert record.status == "completed" and codes(record) == ["no_structured_call", "agent_crashed"]
+        assert record.trace.agent is not None and "SystemExit: 4" in record.trace.agent.stderr_tail

@@ -6,8 +6,9 @@ Three forms of ``SPEC``:
   variables and a JSON file; the answer is what it writes to ``CALLBENCH_ANSWER_FILE``, else its stdout;
 * ``http:URL`` POSTs the request JSON to the user's agent service; the answer is the reply's
   ``"answer"`` field (JSON) or its body (text);
-* ``py:module:function`` awaits ``function(instruction, mcp_url)`` in this process (plus
-  ``system_prompt=``, ``case_id=``, ``workdir=`` for the ones it names as parameters).
+* ``py:module:function`` awaits ``function(instruction, mcp_url)`` in this process, on an event loop
+  of its own in a thread of its own per case (plus ``system_prompt=``, ``case_id=``, ``workdir=`` for
+  the ones it names as parameters).
 
 The agent is the system under test: a crash, a non-zero exit, a hang past the case's time limit or an
 empty answer is a scored outcome (:class:`AgentResult`), never an error record. Only failures that say
@@ -27,6 +28,7 @@ import shutil
 import signal
 import socket
 import sys
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
@@ -338,14 +340,18 @@ class PythonAgent(AgentRunner):
 
     async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
         agent = self.load()
+        extra = {key: getattr(request, key) for key in self._wants}
         started = time.perf_counter()
+        # Its own thread and event loop: an agent that blocks (time.sleep, a synchronous HTTP client,
+        # CPU-bound work) stalls only itself, never callbench's loop, the tool server or other cases.
+        running = AgentThread(lambda: agent(request.instruction, request.mcp_url, **extra), request.case_id)
         try:
-            extra = {key: getattr(request, key) for key in self._wants}
-            answer = await asyncio.wait_for(agent(request.instruction, request.mcp_url, **extra), timeout_s)
+            answer = await asyncio.wait_for(running.outcome, timeout_s)
         except TimeoutError:
             return AgentResult(
                 "agent_timeout",
-                message=f"the agent did not return within the case time limit of {timeout_s:g}s",
+                message=f"the agent did not return within the case time limit of {timeout_s:g}s"
+                + running.abandon_note(),
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
         except Exception as exc:  # noqa: BLE001 - the agent under test raised: its own failure
@@ -355,11 +361,114 @@ class PythonAgent(AgentRunner):
                 message=f"the agent raised {type(exc).__name__}",
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
+        finally:
+            running.stop()  # a no-op once it has finished; else its task is cancelled, its thread left
         result = AgentResult("answer", duration_ms=(time.perf_counter() - started) * 1000)
         if answer is not None and not isinstance(answer, str):
             result.details["answer_type"] = type(answer).__name__  # recorded as it came, as text
             answer = json.dumps(answer, ensure_ascii=False, default=str)
         return _answered((answer or "").strip(), result)
+
+
+class AgentRaisedBaseException(Exception):
+    """A ``py:`` agent ended with ``SystemExit``, ``KeyboardInterrupt`` or a stray ``CancelledError``:
+    in its own thread that is its failure, not a reason to stop the run."""
+
+
+class AgentThread:
+    """One ``py:`` agent call on an event loop of its own, in a daemon thread.
+
+    ``outcome`` is a future of the caller's loop that gets the agent's return value or exception.
+    :meth:`stop` cancels the agent's task on its own loop; an agent that swallows the cancellation and
+    goes on is abandoned there (its case is already scored; a daemon thread never holds the run's end).
+    """
+
+    def __init__(self, make: Callable[[], Awaitable[Any]], case_id: str) -> None:
+        self._caller = asyncio.get_running_loop()
+        self.outcome: asyncio.Future[Any] = self._caller.create_future()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Future[Any] | None = None
+        self._started = threading.Event()
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._main, args=(make,), name=f"agent:{case_id}", daemon=True)
+        self._thread.start()
+        self._started.wait()
+
+    def _main(self, make: Callable[[], Awaitable[Any]]) -> None:
+        loop = _loop_like(self._caller)
+        self._loop = loop
+        try:
+            self._task = asyncio.ensure_future(make(), loop=loop)
+        except BaseException as exc:  # noqa: BLE001 - calling the agent function itself failed
+            self._settle(None, exc)
+            self._started.set()
+            self._finished.set()
+            loop.close()
+            return
+        self._started.set()
+        try:
+            value = loop.run_until_complete(self._task)
+        except BaseException as exc:  # noqa: BLE001 - whatever the agent raised is its outcome
+            self._settle(None, exc)
+        else:
+            self._settle(value, None)
+        finally:
+            self._finished.set()
+            _close_loop(loop)
+
+    def _settle(self, value: Any, exc: BaseException | None) -> None:
+        if exc is not None and not isinstance(exc, Exception):
+            exc = AgentRaisedBaseException(f"{type(exc).__name__}: {exc}".rstrip(": "))
+
+        def deliver() -> None:
+            if self.outcome.done():  # timed out or cancelled meanwhile
+                return
+            if exc is not None:
+                self.outcome.set_exception(exc)
+            else:
+                self.outcome.set_result(value)
+
+        try:
+            self._caller.call_soon_threadsafe(deliver)
+        except RuntimeError:  # the run's loop has closed: an abandoned agent finished after the run
+            pass
+
+    def stop(self) -> None:
+        """Cancel the agent's task if it is still running (its thread is not waited for)."""
+        if self._finished.is_set() or self._loop is None or self._task is None:
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._task.cancel)
+        except RuntimeError:  # its loop closed in between
+            pass
+
+    def abandon_note(self) -> str:
+        """Said of a timed-out agent: it was cancelled, and left running if it ignores that."""
+        return "; it was cancelled (an agent that ignores cancellation is left to end on its own thread)"
+
+
+def _loop_like(caller: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:
+    """A new loop of the run's own kind: uvloop's when the run is on uvloop, as the agent's client ran
+    when it shared the run's loop (a loop class that needs arguments: asyncio's default)."""
+    try:
+        return type(caller)()
+    except Exception:  # noqa: BLE001 - a loop class that needs arguments: asyncio's own will do
+        return asyncio.new_event_loop()
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what the agent left running on its loop, then close it."""
+    try:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    except BaseException:  # noqa: BLE001, S110 - best effort: the agent's result is already delivered
+        pass
+    finally:
+        loop.close()
 
 
 OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir")

@@ -242,9 +242,7 @@ def detect_text_calls(text: str, tool_names: set[str], id_prefix: str = "call") 
         found = reader(stripped, tool_names)
         if found is not None:
             fmt, items, prose = found
-            calls = [
-                _readable(name, args, f"{id_prefix}_{i}", fmt) for i, (name, args) in enumerate(items)
-            ]
+            calls = [_readable(name, args, f"{id_prefix}_{i}", fmt) for i, (name, args) in enumerate(items)]
             if not calls or any(c is None for c in calls):
                 return None
             return TextCallMatch(format=fmt, calls=[c for c in calls if c is not None], text=prose)

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 
 
-
-
 @dataclass(frozen=True)
 class ProgressConfig:
     """How a run reports progress.

@@ -53,9 +53,7 @@ RUN_OPTIONS = (
 """Run options a sweep file may set for all its cells (``RunConfig`` field names)."""
 TOP_KEYS = ("name", "out", "models", "suites", "modes", "trials", "settings", "tiers", *RUN_OPTIONS)
 ENTRY_KEYS = ("model", "agent", "label", "settings")
-SETTING_KEYS = tuple(
-    name for name in GenerationSettings.model_fields if name != "provider_fallback"
-)
+SETTING_KEYS = tuple(name for name in GenerationSettings.model_fields if name != "provider_fallback")
 DEFAULT_MODES: tuple[HarnessMode, ...] = ("production-parity",)
 CELLS_FOLDER = "cells"
 _SLUG = re.compile(r"[^A-Za-z0-9._]+")
