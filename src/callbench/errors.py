@@ -12,9 +12,14 @@ Three families, handled differently by the harness:
 * ``ToolBug``: any other exception out of a tool implementation. It is a bug in the tool, not the
   model's fault: the case becomes an ``error`` record with the traceback, flagged in quality
   control, excluded from accuracy and re-run by ``--resume``.
+* ``ToolServerFault``: a live tool server (MCP) did not answer a call in time or went away. Like a
+  ``ToolBug`` it is infrastructure (an ``error`` record re-run by ``--resume``), typed
+  ``tool_server_timeout`` or ``tool_server_lost`` rather than flagged as a tool implementation's bug.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class CallbenchError(Exception):
@@ -81,3 +86,15 @@ class ToolBug(CallbenchError):
         self.tool = tool
         self.error_type = type(error).__name__
         self.traceback = traceback_text
+
+
+ToolServerFaultKind = Literal["tool_server_timeout", "tool_server_lost"]
+
+
+class ToolServerFault(CallbenchError):
+    """A live tool server did not answer a call in time (``tool_server_timeout``) or died, broke the
+    connection or could not be started again (``tool_server_lost``): the case's error record type."""
+
+    def __init__(self, kind: ToolServerFaultKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ToolServerFaultKind = kind

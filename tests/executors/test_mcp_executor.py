@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from callbench.errors import ToolBug
+from callbench.errors import ToolServerFault
 from callbench.executors.mcp import McpExecutor, McpToolSource, load_mcp_tools
 from callbench.mcp.client import McpServerError
 
@@ -75,35 +75,35 @@ def test_concurrent_cases_share_one_connection(tmp_path):
     assert connections == 1
 
 
-def test_a_dead_server_is_a_tool_bug_and_the_next_call_reconnects(tmp_path):
+def test_a_dead_server_is_a_lost_tool_server_and_the_next_call_reconnects(tmp_path):
     executor = McpExecutor(LOOSE)
 
     async def play():
         session = executor.start(None, tmp_path, None)  # type: ignore[arg-type]
         try:
-            with pytest.raises(ToolBug) as info:
+            with pytest.raises(ToolServerFault) as info:
                 await session.call("die", {})
             after = await session.call("echo", {"message": "back"})
             return info.value, after
         finally:
             await executor.aclose()
 
-    bug, after = asyncio.run(play())
-    assert bug.tool == "die"
-    assert bug.error_type == "McpConnectionLost"
-    assert "Connection closed" in str(bug)
+    fault, after = asyncio.run(play())
+    assert fault.kind == "tool_server_lost"
+    assert "Connection closed" in str(fault)
     assert after.ok and after.result == "back"
 
 
-def test_a_server_that_cannot_start_is_a_tool_bug_in_a_run(tmp_path):
+def test_a_server_that_cannot_start_is_a_lost_tool_server_in_a_run(tmp_path):
     executor = McpExecutor(f"stdio:{sys.executable} {SERVERS} exits")
 
     async def play():
         session = executor.start(None, tmp_path, None)  # type: ignore[arg-type]
         await session.call("echo", {"message": "x"})
 
-    with pytest.raises(ToolBug) as info:
+    with pytest.raises(ToolServerFault) as info:
         asyncio.run(play())
+    assert info.value.kind == "tool_server_lost"
     assert "the server exited at start" in str(info.value)
     assert "fatal: configuration file missing" in str(info.value)
 
@@ -131,4 +131,4 @@ def test_through_a_run_tool_errors_are_scored_and_a_dead_server_is_an_error_reco
     assert not records["fails"].verdicts["real-tool-execution"].passed
     assert records["fails"].trace.calls[0].error == "Error executing tool fail: refused: x"
     assert records["dies"].status == "error"
-    assert records["dies"].error.type == "tool_bug:McpConnectionLost"
+    assert records["dies"].error.type == "tool_server_lost"

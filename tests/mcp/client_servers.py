@@ -7,7 +7,9 @@ Run as ``python client_servers.py MODE`` (stdio) or ``python client_servers.py M
   ``$defs``), plus ``fail`` (an ``isError`` reply) and ``die`` (the process exits mid-call);
 * ``strict``: one tool whose schema is already strict;
 * ``bad_schema``: one tool with an invalid JSON Schema;
-* ``exits``: writes a line to stderr and exits with status 3 before speaking MCP.
+* ``exits``: writes a line to stderr and exits with status 3 before speaking MCP;
+* ``faulty``: ``echo``, plus ``hang`` (blocks the server's event loop: the whole server stops
+  answering), ``slow`` (answers after 1.5 s) and ``die`` (writes to stderr, then the process exits).
 """
 
 from __future__ import annotations
@@ -58,6 +60,42 @@ def loose_server() -> Any:
     return server._lowlevel_server
 
 
+def faulty_server() -> Any:
+    import time
+
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer("faulty")
+
+    @server.tool(
+        name="echo",
+        description="Echo a message",
+        annotations=ToolAnnotations(read_only_hint=True),
+        structured_output=False,
+    )
+    def echo(message: str) -> str:
+        return message
+
+    @server.tool(name="hang", description="Never answers", structured_output=False)
+    async def hang() -> str:
+        time.sleep(600)  # blocking on purpose: the server's loop stops, as a hung server's does
+        return "late"
+
+    @server.tool(name="slow", description="Answers after a while", structured_output=False)
+    async def slow() -> str:
+        await anyio.sleep(1.5)
+        return "slow done"
+
+    @server.tool(name="die", description="Kills the server", structured_output=False)
+    def die() -> str:
+        print("faulty server: dying on purpose", file=sys.stderr, flush=True)
+        os._exit(7)
+
+    return server._lowlevel_server
+
+
 def listed_server(tool: types.Tool) -> Any:
     from mcp.server import Server
 
@@ -94,6 +132,7 @@ def main() -> None:
         sys.exit(3)
     lowlevel = {
         "loose": loose_server,
+        "faulty": faulty_server,
         "strict": lambda: listed_server(STRICT_TOOL),
         "bad_schema": lambda: listed_server(BAD_TOOL),
     }[mode]()

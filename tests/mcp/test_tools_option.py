@@ -65,3 +65,83 @@ def test_tools_refuses_catalog_suites_and_cases_calling_tools_the_server_lacks(t
     bad.write_text(json.dumps({"cases": [{"id": "x", "instruction": "x", "expected": [{"tool": "ehco"}]}]}))
     with pytest.raises(Exception, match="ehco"):
         callbench.run(str(bad), "oracle", tools=server("loose"), out_dir=tmp_path / "b")
+
+
+# --- a hung, a crashing and a slow tool server (issue 33, item 2) --------------------------------
+
+FAULT_ROWS = [
+    {"id": "hang_first", "timeout_s": 2, "expected": [{"tool": "hang"}]},
+    {"id": "echo_after_hang", "expected": [{"tool": "echo", "arguments": {"message": "one"}}]},
+    {"id": "crash", "expected": [{"tool": "die"}]},
+    {"id": "echo_after_crash", "expected": [{"tool": "echo", "arguments": {"message": "two"}}]},
+    {"id": "slow_in_time", "timeout_s": 5, "expected": [{"tool": "slow"}]},
+    {"id": "slow_cut", "timeout_s": 1, "expected": [{"tool": "slow"}]},
+    {"id": "echo_last", "expected": [{"tool": "echo", "arguments": {"message": "three"}}]},
+]
+SERVER_FAULTS = {
+    "hang_first": "tool_server_timeout",
+    "crash": "tool_server_lost",
+    "slow_cut": "tool_server_timeout",
+}
+
+
+def fault_suite(root: Path, rows: list[dict[str, object]]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "faults.yaml"
+    path.write_text(json.dumps({"name": "faults", "cases": [{"instruction": "Call it.", **r} for r in rows]}))
+    return path
+
+
+def outcomes(root: Path, rows: list[dict[str, object]], concurrency: int) -> dict[str, object]:
+    """Per case: the error record's type, or the pass/fail of every tier."""
+    result = callbench.run(
+        str(fault_suite(root, rows)),
+        "oracle",
+        tools=server("faulty"),
+        out_dir=root / "run",
+        concurrency=concurrency,
+        progress="quiet",
+    )
+    out: dict[str, object] = {}
+    for record in result.records:
+        if record.status == "error":
+            assert record.error is not None
+            out[record.case_id] = record.error.type
+        else:
+            out[record.case_id] = tuple(record.verdicts[t].passed for t in TIERS)
+    return out
+
+
+def test_a_hung_a_crashing_and_a_slow_server_are_error_records_that_do_not_reach_the_next_case(
+    tmp_path: Path,
+) -> None:
+    forward = outcomes(tmp_path / "forward", FAULT_ROWS, concurrency=1)
+    expected = {row["id"]: SERVER_FAULTS.get(str(row["id"]), (True, True, True)) for row in FAULT_ROWS}
+    assert forward == expected
+    # The same verdicts in the other order: nothing a fault left behind reaches a later case.
+    assert outcomes(tmp_path / "backward", FAULT_ROWS[::-1], concurrency=1) == expected
+    # Side by side, a case whose call was in flight on the server another case's fault replaced may
+    # become an error record too (infrastructure, re-run by --resume), but is never scored differently.
+    side_by_side = outcomes(tmp_path / "parallel", FAULT_ROWS, concurrency=4)
+    for case, outcome in side_by_side.items():
+        assert outcome == expected[case] or outcome in ("tool_server_timeout", "tool_server_lost"), case
+
+
+def test_a_tool_server_error_record_says_what_happened(tmp_path: Path) -> None:
+    rows = [FAULT_ROWS[0], FAULT_ROWS[2]]
+    result = callbench.run(
+        str(fault_suite(tmp_path, rows)),
+        "oracle",
+        tools=server("faulty"),
+        out_dir=tmp_path / "run",
+        concurrency=1,  # one after the other: the crash reaches a server of its own, which says why
+        progress="quiet",
+    )
+    records = {r.case_id: r for r in result.records}
+    hung, crashed = records["hang_first"], records["crash"]
+    assert hung.error is not None and crashed.error is not None
+    assert "ran out while waiting on the tool server" in hung.error.message
+    assert "dying on purpose" in crashed.error.message  # the server's stderr tail
+    assert result.summary["n_error"] == 2
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert not any(flag["flag"] == "tool_implementation_error" for flag in summary["qc_flags"])

@@ -3,8 +3,10 @@
 A reply the tool marks ``isError`` (or a JSON-RPC error about the call from a live server) is an
 expected failure: the model hears the message and the call is scored as a failed execution. A server
 that died, a broken connection or a call that timed out is infrastructure: the session raises
-:class:`~callbench.errors.ToolBug`, so the case becomes an error record (counted, excluded from
-accuracy, re-run by ``--resume``).
+:class:`~callbench.errors.ToolServerFault` (``tool_server_lost``, ``tool_server_timeout``), so the
+case becomes an error record (counted, excluded from accuracy, re-run by ``--resume``). The time a
+call waits on the server is the server's, not the model's: the case clock hears of it as of a model
+request, and a case limit that runs out during it is a ``tool_server_timeout`` error record too.
 
 Connections are per run, not per case. Starting a real server costs seconds (``mcp-server-git``
 imports GitPython and the SDK: about 2 s here) while a call costs milliseconds, so one connection per
@@ -13,8 +15,10 @@ over one connection, so cases still run side by side. A server whose tools keep 
 would leak it between cases: such a suite isolates cases through its arguments (the ``mcp-git`` suite
 gives every case its own repository) or subclasses :class:`McpExecutor` to connect per case. The
 connection is opened on the first call of the run, kept per event loop (a gold replay run through
-:func:`~callbench.executors.base.run_sync` has a loop of its own), reopened once if it was lost, and
-closed by :meth:`McpExecutor.aclose`.
+:func:`~callbench.executors.base.run_sync` has a loop of its own), replaced by a fresh one (a new
+server process for stdio) after a call that timed out, was cut by its case's limit or lost the
+server, so one hung or crashed call never reaches the next case, and closed by
+:meth:`McpExecutor.aclose`.
 
 :func:`load_mcp_tools` is what ``--tools mcp:SPEC`` calls: the server's tools as a registry, the
 notes on schemas that were not strict, and an executor bound to the same server.
@@ -29,13 +33,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ToolBug
+from callbench.errors import ToolBug, ToolServerFault
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, run_sync
-from callbench.mcp.client import McpCallResult, McpConnection, McpServerSpec
+from callbench.mcp.client import (
+    McpCallResult,
+    McpConnection,
+    McpConnectionLost,
+    McpServerError,
+    McpServerSpec,
+)
 from callbench.suites.suite import Suite
 from callbench.tools.mcp_source import fetch_listing
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
+from callbench.types.waits import TOOL_SERVER, endpoint_waits
 
 
 class McpExecutor(Executor):
@@ -59,6 +70,8 @@ class McpExecutor(Executor):
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
+        self._retiring: set[asyncio.Task[None]] = set()
+        """Lost connections being closed (kept so that the tasks are not collected mid-close)."""
 
     def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
         return McpSession(self)
@@ -71,9 +84,9 @@ class McpExecutor(Executor):
             current = self._connections.get(loop)
             if current is not None and current.connected:
                 return current
-            if current is not None:  # lost: release what is left before reconnecting
+            if current is not None:  # lost or hung: closed beside the new one, never waited for here
                 self._connections.pop(loop, None)
-                await current.__aexit__(None, None, None)
+                self._retire(current)
             fresh = McpConnection(
                 self.spec, connect_timeout_s=self.connect_timeout_s, call_timeout_s=self.call_timeout_s
             )
@@ -81,16 +94,55 @@ class McpExecutor(Executor):
             self._connections[loop] = fresh
             return fresh
 
+    def _discard(self, connection: McpConnection) -> None:
+        """Stop using ``connection`` (if it is still this loop's) and close it in the background."""
+        loop = asyncio.get_running_loop()
+        if self._connections.get(loop) is connection:
+            self._connections.pop(loop, None)
+            self._retire(connection)
+
+    def _retire(self, connection: McpConnection) -> None:
+        """Close a lost connection in the background: a hung stdio server takes the SDK's grace period
+        and a kill to stop, which the next case must not wait for."""
+        task = asyncio.get_running_loop().create_task(connection.__aexit__(None, None, None))
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
     async def forward(self, name: str, arguments: dict[str, Any]) -> McpCallResult:
-        """Call ``name`` on the server; a lost connection or a server that cannot start is a ToolBug."""
+        """Call ``name`` on the server.
+
+        The wait is the tool server's time, not the model's (the case clock hears of it, as of a model
+        request), and a case limit that runs out during it makes an error record. A server that does
+        not answer in time or goes away is a :class:`ToolServerFault`; the next call, in this case or
+        the next, gets a fresh connection (a new process for a stdio server).
+        """
+        waits = endpoint_waits.get()
+        if waits is not None:
+            waits.begin()
+            waits.note(TOOL_SERVER)
         try:
             connection = await self.connection()
-            return await connection.call_tool(name, arguments)
+            try:
+                return await connection.call_tool(name, arguments)
+            except (asyncio.CancelledError, McpConnectionLost):
+                # Replaced now, not at the next call: the other calls in flight on a hung server fail
+                # at once (their cases become error records) instead of each waiting out its time-out.
+                self._discard(connection)
+                raise
+        except McpConnectionLost as exc:
+            raise ToolServerFault(
+                "tool_server_timeout" if exc.timed_out else "tool_server_lost", str(exc)
+            ) from exc
+        except McpServerError as exc:  # could not be started again after a loss
+            raise ToolServerFault("tool_server_lost", str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - infrastructure, never the model's fault
             raise ToolBug(name, exc, traceback.format_exc()) from exc
+        finally:
+            if waits is not None:
+                waits.end()
 
     async def aclose(self) -> None:
-        """Close this loop's connection (the others close with their loops)."""
+        """Close this loop's connection (the others close with their loops) and the retired ones."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -98,6 +150,9 @@ class McpExecutor(Executor):
         connection = self._connections.pop(loop, None)
         if connection is not None:
             await connection.__aexit__(None, None, None)
+        retiring = [task for task in self._retiring if task.get_loop() is loop]
+        if retiring:
+            await asyncio.gather(*retiring, return_exceptions=True)
 
 
 class McpSession(ExecutorSession):

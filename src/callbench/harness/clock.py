@@ -10,6 +10,8 @@ import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from callbench.types.waits import TOOL_SERVER
+
 T = TypeVar("T")
 
 CASE_TIMEOUT = "CaseTimeout"
@@ -27,7 +29,8 @@ class CaseClock:
 
     * **model time**, the wall time minus the time spent waiting on the endpoint (rate limiter,
       requests in flight, retry backoff; reported by :class:`~callbench.providers.model.Model`
-      through ``endpoint_waits``). Tools, built-in agents and the harness run on model time; when
+      through ``endpoint_waits``), and minus the time a live tool server (MCP) had a call. Tools,
+      built-in agents and the harness run on model time; when
       it reaches the limit the case stops as a scored ``timeout``;
     * **wall time**, which bounds the waits: the harness waits on the endpoint only until
       ``limit_s`` of wall time have passed. A wait cut by it, or one that would start after it,
@@ -115,6 +118,12 @@ class CaseClock:
         """Why a case became a ``CaseTimeout`` error record (one line)."""
         now = self._loop.time() if now is None else now
         waited = self.waited_s + (now - self._wait_started if self._depth else 0.0)
+        if self.waiting_for == TOOL_SERVER:
+            return (
+                f"case time limit of {self.limit_s:g}s ran out while waiting on the tool server, which "
+                f"had not answered the call; {waited:.1f}s of the case's {now - self.started:.1f}s were "
+                "spent waiting on the model's endpoint and the tool server, never charged to the model"
+            )
         return (
             f"case time limit of {self.limit_s:g}s ran out while waiting on the endpoint "
             f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "

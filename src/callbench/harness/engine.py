@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from callbench.errors import FatalProviderError, ProviderError, ToolBug
+from callbench.errors import FatalProviderError, ProviderError, ToolBug, ToolServerFault
 from callbench.executors.base import Executor, ExecutorSession
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError, Pacer
 from callbench.harness.config import RunConfig, case_time_limit
@@ -38,6 +38,7 @@ from callbench.types.case import Case
 from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
+from callbench.types.waits import TOOL_SERVER
 
 if TYPE_CHECKING:
     from callbench.harness.backends.ray_backend import RayBackend
@@ -374,6 +375,9 @@ async def _play(
         except ToolBug as exc:  # a bug in a tool implementation: never the model's fault
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=f"{TOOL_BUG}:{exc.error_type}", message=str(exc), traceback=exc.traceback)
+        except ToolServerFault as exc:  # a live tool server hung or went away: infrastructure
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=exc.kind, message=str(exc))
         except Exception as exc:  # noqa: BLE001 - one broken case must not end the run
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))
@@ -404,7 +408,8 @@ async def _play_model(
             )
         if clock.charged_to == "endpoint":
             episode.trace.stop_reason = "error"
-            return ErrorInfo(type=CASE_TIMEOUT, message=clock.message())
+            kind = "tool_server_timeout" if clock.waiting_for == TOOL_SERVER else CASE_TIMEOUT
+            return ErrorInfo(type=kind, message=clock.message())
         episode.trace.stop_reason = "timeout"  # the model's own time ran out: a scored result
     except CaseTimeoutError as exc:
         episode.trace.stop_reason = "error"

@@ -47,6 +47,11 @@ class McpServerError(ConfigError):
 class McpConnectionLost(CallbenchError):
     """A connected MCP server died, broke the connection or stopped answering (infrastructure)."""
 
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+        """The server did not answer within the call time-out (rather than going away)."""
+
 
 @dataclass(frozen=True)
 class McpServerSpec:
@@ -307,18 +312,34 @@ class McpConnection:
         client = self._require()
         try:
             reply = await client.call_tool(name, arguments)
+        except asyncio.CancelledError:
+            # The caller gave up (its case's time limit): the call may still be running on the server,
+            # or the server may be hung; the next user gets a fresh connection, never this one.
+            self._broken = True
+            raise
         except MCPError as exc:
-            if exc.code in (_CONNECTION_CLOSED, _REQUEST_TIMEOUT):
+            if exc.code == _REQUEST_TIMEOUT:
+                raise McpConnectionLost(self._timed_out(), timed_out=True) from None
+            if exc.code == _CONNECTION_CLOSED:
                 raise McpConnectionLost(self._lost(exc)) from None
             # The server answered the call with a protocol error (unknown tool, invalid params):
             # alive and talking, so it is the call that failed, not the connection.
             return McpCallResult(text=f"Error {exc.code}: {exc.message}", is_error=True)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError, TimeoutError) as exc:
+        except TimeoutError:
+            raise McpConnectionLost(self._timed_out(), timed_out=True) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
             raise McpConnectionLost(self._lost(exc)) from None
         return McpCallResult(
             text=content_text(reply.content),
             is_error=bool(reply.is_error),
             structured=reply.structured_content if isinstance(reply.structured_content, dict) else None,
+        )
+
+    def _timed_out(self) -> str:
+        self._broken = True  # a server that does not answer may be hung: the next user reconnects
+        tail = self.stderr_tail()
+        return f"MCP server {self.spec.text!r}: no answer to the call within {self.call_timeout_s:g} s" + (
+            f"; stderr: {tail}" if tail else ""
         )
 
     def _lost(self, exc: BaseException) -> str:

@@ -21,9 +21,8 @@ import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError, UserError
@@ -41,6 +40,7 @@ from callbench.secrets import has_secrets, scrub, scrub_data
 from callbench.types.contract import ToolContract
 from callbench.types.messages import GenerationSettings, Message, ModelTurn
 from callbench.types.names import did_you_mean
+from callbench.types.waits import EndpointWaits, endpoint_waits
 
 if TYPE_CHECKING:
     from callbench.types.case import Case
@@ -106,27 +106,6 @@ class ModelOptions:
 
 Sleep = Callable[[float], Awaitable[None]]
 T = TypeVar("T")
-
-
-class EndpointWaits(Protocol):
-    """Told when a case starts and stops waiting on the endpoint (the engine's case clock)."""
-
-    def begin(self) -> None:
-        """The case starts waiting on the endpoint; may raise if the case has no time left."""
-
-    def note(self, what: str) -> None:
-        """What the case waits for now.
-
-        One of ``request``, ``retry backoff``, ``rate limiter or connection slot``.
-        """
-
-    def end(self) -> None:
-        """The wait is over (an answer, or an error that propagates)."""
-
-
-endpoint_waits: ContextVar[EndpointWaits | None] = ContextVar("callbench_endpoint_waits", default=None)
-"""The running case's clock. A context variable, not an argument, so that every model the case
-waits on is covered: the model under test and any service a tool calls (a live judge)."""
 
 
 async def endpoint_time(pending: Awaitable[T]) -> T:
