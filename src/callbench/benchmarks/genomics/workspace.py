@@ -137,7 +137,8 @@ class Workspace:
         self._counters[prefix] = n
         if not salt:
             return f"{prefix}_{n}"
-        digest = hashlib.sha256(f"{prefix}:{n}:{salt}".encode()).hexdigest()[:6]
+        # surrogatepass: a salt is the model's text, and a lone surrogate in it is still an id
+        digest = hashlib.sha256(f"{prefix}:{n}:{salt}".encode("utf-8", "surrogatepass")).hexdigest()[:6]
         return f"{prefix}_{n}_{digest}"
 
     def note_loaded(self, kind: str, path: str, **extra: Any) -> None:
@@ -170,17 +171,46 @@ class Workspace:
         return self.base_features + list(self.annotations.values())
 
     def resolve(self, path: str, *, must_exist: bool = False) -> Path:
-        """A user path inside the workspace folder (relative to the working directory)."""
+        """A user path inside the workspace folder (relative to the working directory).
+
+        Every path comes from the model, so whatever the file system would refuse is a ToolError the
+        model hears (a name too long, text that is no file name), never an exception out of the tool.
+        """
         if not path or not str(path).strip():
             raise ToolError("empty file path")
+        _check_file_name(path)
         # normpath, not resolve(): data/ holds symlinks into the package, which must stay usable.
         root = self.root.resolve()
         full = Path(os.path.normpath(path if os.path.isabs(path) else root / self.cwd / path))
         if full != root and root not in full.parents:
             raise ToolError(f"path {path!r} is outside the workspace folder")
-        if must_exist and not full.exists():
+        if must_exist and not os.path.exists(full):  # (os.path: False, not an error, for any OSError)
             raise ToolError(f"file not found: {path}")
         return full
+
+    def existing_file(self, path: str) -> Path:
+        """An existing file (not a folder) named by the model."""
+        full = self.resolve(path, must_exist=True)
+        if full.is_dir():
+            raise ToolError(f"{path!r} is a folder, not a file")
+        return full
+
+    def existing_folder(self, path: str) -> Path:
+        """An existing folder named by the model."""
+        full = self.resolve(path, must_exist=True)
+        if not full.is_dir():
+            raise ToolError(f"{path!r} is a file, not a folder")
+        return full
+
+    def read_text(self, path: str) -> str:
+        """The text of an existing file named by the model; what cannot be read is a ToolError."""
+        full = self.existing_file(path)
+        try:
+            return full.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ToolError(f"{path!r} is not a UTF-8 text file") from None
+        except OSError as exc:
+            raise ToolError(f"cannot read {path!r}: {exc.strerror or exc}") from None
 
     def relative(self, path: Path) -> str:
         """A path as shown to the model: relative to the workspace folder."""
@@ -197,9 +227,18 @@ class Workspace:
     def write_file(self, path: str, text: str) -> str:
         """Write a text file inside the workspace and record it; returns its relative path."""
         full = self.writable(path)
+        if full.is_dir():
+            raise ToolError(f"{path!r} is a folder; give a file name to write")
         rel = self.relative(full)
-        full.parent.mkdir(parents=True, exist_ok=True)
-        full.write_text(text, encoding="utf-8")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ToolError(f"the text to write is not valid Unicode (position {exc.start})") from None
+        try:
+            full.parent.mkdir(parents=True, exist_ok=True)
+            full.write_bytes(data)
+        except OSError as exc:
+            raise ToolError(f"cannot write {path!r}: {exc.strerror or exc}") from None
         if rel not in self.files_written:
             self.files_written.append(rel)
         return rel
@@ -254,3 +293,19 @@ class Workspace:
                 "files": files,
             }
         )
+
+
+NAME_MAX_BYTES = 255
+"""The longest file or folder name (in UTF-8 bytes) the common file systems take."""
+
+
+def _check_file_name(path: str) -> None:
+    """A ToolError for a path no file system could hold: not encodable, or a name too long."""
+    try:
+        encoded = path.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ToolError(f"path {path[:60]!r} is not a valid file name (position {exc.start})") from None
+    if b"\0" in encoded:
+        raise ToolError("a file name cannot hold a NUL character")
+    if any(len(part) > NAME_MAX_BYTES for part in encoded.split(b"/")):
+        raise ToolError(f"file name too long: at most {NAME_MAX_BYTES} bytes per name ({path[:60]!r}...)")

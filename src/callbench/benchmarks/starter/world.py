@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -221,8 +222,17 @@ def search_notes(world: StarterWorld, query: str) -> dict[str, Any]:
 def write_file(world: StarterWorld, filename: str, content: str) -> dict[str, Any]:
     world.workdir.mkdir(parents=True, exist_ok=True)
     path = world.workdir / filename
-    path.write_text(content, encoding="utf-8")
-    return {"filename": filename, "bytes": len(content.encode("utf-8"))}
+    if filename in (".", "..") or os.path.isdir(path):  # the name pattern admits them: the model's mistake
+        raise ToolError(f"{filename!r} names a folder, not a file")
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ToolError(f"the content is not valid Unicode text (position {exc.start})") from None
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise ToolError(f"cannot write {filename!r}: {exc.strerror or exc}") from None
+    return {"filename": filename, "bytes": len(data)}
 
 
 def read_file(world: StarterWorld, filename: str) -> dict[str, Any]:

@@ -36,6 +36,13 @@ def aligner(kind: str) -> PairwiseAligner:
     return al
 
 
+def foreign_letters(query: str, kind: str) -> str:
+    """The query's letters the aligner cannot score (sorted, once each): only a substitution matrix
+    (proteins, BLOSUM62) limits them; nucleotides are scored by match and mismatch, any letter."""
+    matrix = aligner(kind).substitution_matrix
+    return "".join(sorted(set(query) - set(matrix.alphabet))) if matrix is not None else ""
+
+
 def detect_type(sequence: str) -> str:
     seq = sequence.upper().replace(" ", "")
     if not seq:
@@ -87,7 +94,7 @@ def blast_create_database(
     entries: list[tuple[str, str]] = []
     header: str | None = None
     chunks: list[str] = []
-    for line in ws.resolve(fastaFile, must_exist=True).read_text().splitlines():
+    for line in ws.read_text(fastaFile).splitlines():
         if line.startswith(">"):
             if header is not None:
                 entries.append((header, "".join(chunks).upper()))
@@ -193,6 +200,10 @@ def search(
     query is aligned too and its hits carry ``strand: "minus"``. Coordinates stay 1-based with
     ``subjectStart <= subjectEnd`` on either strand; protein hits have no strand.
     """
+    foreign = foreign_letters(query, kind)
+    if foreign:  # letters the scoring has no score for: a bad query, the caller's mistake
+        what = "amino acids" if kind == "prot" else "nucleotides"
+        raise ToolError(f"the query has letters that are not {what}: {foreign}")
     strands = [("plus", query)]
     if kind == "nucl":
         strands.append(("minus", str(Seq(query).reverse_complement())))
@@ -214,7 +225,10 @@ def _hits_on(
     lam, k = KARLIN[kind]
     out = []
     for s_from, s_to in _windows(query, subject, kind):
-        aln = al.align(query, subject[s_from:s_to])[0]
+        alignments = al.align(query, subject[s_from:s_to])
+        if alignments.score <= 0:  # no local alignment scores above zero: nothing to report here
+            continue
+        aln = alignments[0]
         bits = (lam * aln.score - math.log(k)) / math.log(2)
         e = len(query) * db_len * 2**-bits
         if e <= evalue:

@@ -322,7 +322,7 @@ def capture_screenshot(ws: Workspace, filePath: str, target: str = "full_window"
     keywords=("view image", "open picture"),
 )
 def open_image_file(ws: Workspace, filePath: str) -> dict[str, Any]:
-    path = ws.resolve(filePath, must_exist=True)
+    path = ws.existing_file(filePath)
     if path.suffix.lower() not in (".png", ".svg", ".jpg", ".jpeg", ".gif"):
         raise ToolError(f"{filePath}: not an image file")
     ws.ui["image_viewer"] = ws.relative(path)

@@ -12,7 +12,7 @@ CAT = "file_loading"
 
 
 def _lines(ws: Workspace, path: str) -> list[str]:
-    text = ws.resolve(path, must_exist=True).read_text(encoding="utf-8")
+    text = ws.read_text(path)
     return [ln for ln in text.splitlines() if ln.strip()]
 
 
@@ -39,7 +39,7 @@ def _rows(ws: Workspace, path: str, header: str, min_cols: int, kind: str) -> li
     result={"chromosomes": {"type": "array"}},
 )
 def load_genome_file(ws: Workspace, filePath: str) -> dict[str, Any]:
-    genome = ws.load_genome(ws.resolve(filePath, must_exist=True), filePath)
+    genome = ws.load_genome(ws.existing_file(filePath), filePath)
     return {
         "loaded": filePath,
         "chromosomes": [{"name": c, "length": len(s)} for c, s in genome.sequences.items()],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from callbench.benchmarks.genomics.tools._spec import (
@@ -66,7 +67,10 @@ def navigate_to_position(
 def _zoom(ws: Workspace, factor: float) -> dict[str, Any]:
     v = ws.view
     centre, width = (v["start"] + v["end"]) // 2, v["end"] - v["start"] + 1
-    new_width = max(50, int(width * factor))
+    scaled = width * factor
+    if not math.isfinite(scaled):  # a schema-valid factor can still overflow a float
+        raise ToolError(f"zoom factor {factor:g} is too large")
+    new_width = max(50, int(scaled))
     return ws.set_view(v["chromosome"], centre - new_width // 2, centre - new_width // 2 + new_width - 1)
 
 

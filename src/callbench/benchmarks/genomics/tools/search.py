@@ -166,10 +166,12 @@ def find_repeats(
     chrom = ws.chromosome(chromosome)
     chrom, s, e = ws.region(chrom, start or 1, end or len(ws.sequences[chrom]))
     seq = ws.subseq(chrom, s, e)
-    # One left-to-right pass; the lazy unit makes each hit report its shortest repeating unit.
+    # One left-to-right pass; the lazy unit makes each hit report its shortest repeating unit. A
+    # repeat of minCopies copies of a 2 bp unit or longer cannot fit in fewer bases (and a count past
+    # the regex engine's limit would raise): no pass is needed then.
     pattern = rf"([ACGT]{{2,{maxUnit}}}?)\1{{{minCopies - 1},}}"
     found = []
-    for m in re.finditer(pattern, seq):
+    for m in re.finditer(pattern, seq) if 2 * minCopies <= len(seq) else ():
         # Short units repeat by chance in random DNA; require 12 bp in total to call a repeat.
         if len(set(m.group(1))) > 1 and len(m.group(0)) >= 12:
             found.append(

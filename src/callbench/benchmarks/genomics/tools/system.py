@@ -116,7 +116,10 @@ def set_working_directory(ws: Workspace, directory_path: str) -> dict[str, Any]:
     path = ws.writable(directory_path)
     if path.exists() and not path.is_dir():
         raise ToolError(f"{directory_path} exists and is not a directory")
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where a folder of the path should be, a read-only place...
+        raise ToolError(f"cannot create {directory_path!r}: {exc.strerror or exc}") from None
     ws.cwd = ws.relative(path) or "."
     return {"workingDirectory": ws.cwd}
 
@@ -239,7 +242,7 @@ def switch_ui_style(ws: Workspace, style_name: str) -> dict[str, Any]:
     keywords=("readme", "notes", "view file"),
 )
 def view_markdown_file(ws: Workspace, filePath: str) -> dict[str, Any]:
-    text = ws.resolve(filePath, must_exist=True).read_text(encoding="utf-8")
+    text = ws.read_text(filePath)
     return {"filePath": filePath, "content": text[:20000], "lines": text.count("\n")}
 
 
@@ -251,7 +254,7 @@ def view_markdown_file(ws: Workspace, filePath: str) -> dict[str, Any]:
     keywords=("ls", "dir", "files"),
 )
 def list_directory(ws: Workspace, directory_path: str = ".") -> dict[str, Any]:
-    path = ws.resolve(directory_path, must_exist=True)
+    path = ws.existing_folder(directory_path)
     return {
         "directory": directory_path,
         "entries": sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir()),
