@@ -130,6 +130,17 @@ async def _run_prepared(
     config: RunConfig, observers: list[Any] | tuple[Any, ...], remote: RayBackend | None
 ) -> RunResult:
     prepared = prepare_run(config)
+    try:
+        return await _run_locked(prepared, config, observers, remote)
+    finally:
+        if prepared.lock is not None:
+            prepared.lock.release()  # after the summary is written, or when the run fails
+
+
+async def _run_locked(
+    prepared: Prepared, config: RunConfig, observers: list[Any] | tuple[Any, ...], remote: RayBackend | None
+) -> RunResult:
+    """The run proper, while this process holds the run folder's lock."""
     if config.preflight and prepared.model is not None:
         await _preflight(prepared, config, observers)
     remove_dead_workdirs()  # left by runs killed mid-case (e.g. the one this run resumes)

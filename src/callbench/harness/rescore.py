@@ -16,6 +16,7 @@ from callbench.harness.runfolder import (
     set_aside_torn_tail,
     write_summary,
 )
+from callbench.harness.runlock import acquire
 from callbench.harness.summary_stream import stream_summary
 from callbench.suites.resolve import load_suite
 from callbench.types.records import CaseRecord
@@ -32,9 +33,18 @@ def rescore(run_dir: Path, tiers: tuple[str, ...] = (), data: str | Path | None 
     :func:`~callbench.harness.runfolder.set_aside_torn_tail`), never dropped unsaid.
 
     Records whose instruction changed since the run (prompt hash mismatch) are refused: that output
-    answers another question, so the model must be re-run instead.
+    answers another question, so the model must be re-run instead. A run folder that a live run is
+    still writing is refused too (:mod:`callbench.harness.runlock`).
     """
     header = read_header(run_dir)
+    lock = acquire(Path(run_dir), "score")  # a run still writing the folder is refused, not truncated
+    try:
+        return _rescore_locked(Path(run_dir), header, tiers, data)
+    finally:
+        lock.release()
+
+
+def _rescore_locked(run_dir: Path, header: Any, tiers: tuple[str, ...], data: str | Path | None) -> Summary:
     # records.jsonl is rewritten below: a torn last line (a killed run) is set aside first, byte for
     # byte, with a warning naming the file, the line and the side file.
     set_aside_torn_tail(Path(run_dir), why="re-scoring")

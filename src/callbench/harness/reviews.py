@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from callbench.errors import ConfigError
+from callbench.harness.runlock import refuse_if_busy
 from callbench.types.records import CaseRecord
 from callbench.types.review import (
     CONSENSUS_REVIEWER,
@@ -191,6 +192,7 @@ def append_review(
     Files are only ever appended to: a later entry of the same (reviewer, key, trial, scorer)
     replaces an earlier one when read (:func:`latest_entries`), and the earlier stays on disk.
     """
+    refuse_if_busy(Path(run_dir), "review")  # records still being written: review the finished run
     path = review_file(run_dir, entry.reviewer)
     validate_entry(entry, current_records(run_dir) if records is None else records)
     path.parent.mkdir(exist_ok=True)

@@ -33,6 +33,7 @@ from callbench.harness.runfolder import (
     set_aside_torn_tail,
     write_header,
 )
+from callbench.harness.runlock import RunLock, acquire
 from callbench.providers.agent_under_test import AgentRunner, parse_agent
 from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
@@ -61,6 +62,8 @@ class Prepared:
     executors: dict[str, Executor] = field(default_factory=dict)
     agent: AgentRunner | None = None
     """``--agent``: the user's agent application, run per case against the case's MCP endpoint."""
+    lock: RunLock | None = None
+    """The run folder's lock, held until the run has written its summary."""
 
     def done(self) -> set[tuple[str, int]]:
         """(key, trial) pairs already completed."""
@@ -218,12 +221,17 @@ def prepare_run(config: RunConfig) -> Prepared:
     completed: set[tuple[str, int]] = set()
     if config.resume and config.out_dir is not None and (config.out_dir / RUN_FILE).exists():
         run_dir = config.out_dir
-        n_previous, completed = _check_resume(run_dir, header)
-        # The run keeps the header it started with (its provenance); this resume is appended to it.
-        started = read_header(run_dir)
-        started.resumes.append(_resume_event(run_dir, config, n_previous))
-        write_header(run_dir, started)
-        return Prepared(run_dir, started, suites, scorers, model, completed, agent=agent)
+        lock = acquire(run_dir, "resume")  # before anything is read: a live run is never resumed twice
+        try:
+            n_previous, completed = _check_resume(run_dir, header)
+            # The run keeps the header it started with (its provenance); this resume is appended to it.
+            started = read_header(run_dir)
+            started.resumes.append(_resume_event(run_dir, config, n_previous))
+            write_header(run_dir, started)
+        except BaseException:
+            lock.release()
+            raise
+        return Prepared(run_dir, started, suites, scorers, model, completed, agent=agent, lock=lock)
     if config.out_dir is None:
         run_dir = new_run_folder(config.runs_root, _run_name(header))
     else:
@@ -233,8 +241,10 @@ def prepare_run(config: RunConfig) -> Prepared:
                 f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
             )
     header.run_id = run_dir.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    lock = acquire(run_dir, "run")
     write_header(run_dir, header)
-    return Prepared(run_dir, header, suites, scorers, model, completed, agent=agent)
+    return Prepared(run_dir, header, suites, scorers, model, completed, agent=agent, lock=lock)
 
 
 def _header(
