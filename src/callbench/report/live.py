@@ -41,7 +41,7 @@ from callbench.harness.runfolder import (
 )
 from callbench.report.breakdowns import breakdowns_payload
 from callbench.report.html import render_html
-from callbench.report.local_server import LocalServer
+from callbench.report.local_server import LocalOnlyHandler, LocalServer
 from callbench.report.payload import (
     build_payload,
     compute_statistics,
@@ -241,7 +241,7 @@ def header_payload_of(header: RunHeader | None) -> dict[str, Any]:
 
 
 def _handler(follower: RunFollower, title: str) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(LocalOnlyHandler):
         def do_GET(self) -> None:  # http.server's naming
             url = urlsplit(self.path)
             if url.path in ("/", "/index.html"):

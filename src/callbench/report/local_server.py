@@ -3,9 +3,41 @@
 from __future__ import annotations
 
 import threading
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from callbench.errors import UserError
+
+
+class LocalOnlyHandler(BaseHTTPRequestHandler):
+    """A request handler that answers only this machine's own pages.
+
+    Binding to 127.0.0.1 keeps other hosts out, but not a web page in the user's browser: through DNS
+    rebinding a foreign site's name can resolve to 127.0.0.1, and its scripts could then read a whole
+    run. So every request, GET included, must name this server in ``Host`` (``127.0.0.1:PORT`` or
+    ``localhost:PORT``) and, when it has an ``Origin``, come from one of those origins; anything else is
+    403 before any handler runs (as ``serve-tools`` refuses foreign hosts for the MCP endpoint).
+    """
+
+    def parse_request(self) -> bool:  # http.server's hook: runs after the request line and headers
+        if not super().parse_request():
+            return False
+        port = int(self.server.server_address[1])  # type: ignore[index]  # an AF_INET (host, port) pair
+        refusal = foreign_request(self.headers.get("Host"), self.headers.get("Origin"), port)
+        if refusal is not None:
+            self.send_error(HTTPStatus.FORBIDDEN, refusal)
+            return False
+        return True
+
+
+def foreign_request(host: str | None, origin: str | None, port: int) -> str | None:
+    """Why a request is not from this server's own page (``None`` when it is)."""
+    own = (f"127.0.0.1:{port}", f"localhost:{port}")
+    if host not in own:
+        return f"refused: Host {host!r} is not this server ({own[0]})"
+    if origin is not None and origin not in tuple(f"http://{name}" for name in own):
+        return f"refused: a request from origin {origin!r}, not from this server's own page"
+    return None
 
 
 class LocalServer:

@@ -39,7 +39,7 @@ from callbench.errors import ConfigError, UserError
 from callbench.harness.reviews import append_review, check_reviewer, current_records, new_entry
 from callbench.harness.runfolder import RUN_FILE, read_header, run_label
 from callbench.report.html import script_json
-from callbench.report.local_server import LocalServer
+from callbench.report.local_server import LocalOnlyHandler, LocalServer
 from callbench.report.payload import record_payload
 from callbench.review.queue import REASON_CODES, build_queue, run_labels
 from callbench.types.review import DECISIONS, REVIEW_REASONS
@@ -166,7 +166,7 @@ class ReviewSite:
 
 
 def _handler(site: ReviewSite, title: str) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(LocalOnlyHandler):
         def do_GET(self) -> None:  # http.server's naming
             url = urlsplit(self.path)
             try:
