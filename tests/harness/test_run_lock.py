@@ -29,6 +29,16 @@ def callbench_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def start_slow_run(run: Path) -> subprocess.Popen[str]:
+    """``callbench run`` of eight starter cases, one every 0.6 s, into ``run`` (stderr kept)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "callbench.cli.main", *SLOW_RUN, "-o", str(run), "--progress", "quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
@@ -42,12 +52,7 @@ def wait_for(condition, timeout_s: float = 60.0) -> None:  # noqa: ANN001 - a te
 
 def test_a_live_run_refuses_score_resume_and_reviews_and_loses_nothing(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    live = subprocess.Popen(
-        [sys.executable, "-m", "callbench.cli.main", *SLOW_RUN, "-o", str(run), "--progress", "quiet"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    live = start_slow_run(run)
     try:
         wait_for(lambda: lines(run / "records.jsonl") >= 1)
         holder = read_holder(run)
@@ -73,11 +78,7 @@ def test_a_live_run_refuses_score_resume_and_reviews_and_loses_nothing(tmp_path:
 
 def test_a_lock_left_by_a_killed_run_is_taken_over_and_resume_completes_the_run(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    live = subprocess.Popen(
-        [sys.executable, "-m", "callbench.cli.main", *SLOW_RUN, "-o", str(run), "--progress", "quiet"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    live = start_slow_run(run)
     wait_for(lambda: lines(run / "records.jsonl") >= 2)
     os.kill(live.pid, signal.SIGKILL)
     live.wait(timeout=30)
