@@ -77,12 +77,37 @@ def _show_warning(
         _python_showwarning(message, category, filename, lineno, file, line)
 
 
+INTERRUPTED = 130
+"""The exit status of a command stopped with Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+def interrupted_line() -> str:
+    """What Ctrl-C leaves: the run folder, how many records it holds, and the command that resumes it."""
+    from callbench.cli.run import STARTED_RUN
+
+    if not STARTED_RUN:
+        return "callbench: interrupted"
+    folder = STARTED_RUN[0]
+    records = folder / "records.jsonl"
+    kept = sum(1 for _ in records.open("rb")) if records.exists() else 0
+    return (
+        f"callbench: interrupted; {kept} records are kept in {folder} (summary.json covers them); "
+        f"finish the run with: callbench run --resume {folder}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI. User errors print one line (no traceback) and exit 2."""
     _discover()
     warnings.showwarning = _show_warning
     try:
-        app(args=argv, standalone_mode=False)
+        # Outside standalone mode typer returns an exit code instead of exiting: Ctrl-C comes back as
+        # 130 (typer turns KeyboardInterrupt into Exit(130)), after the run has written its summary.
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:
+            if code == INTERRUPTED:
+                print(interrupted_line(), file=sys.stderr)
+            return code
     except (UserError, FatalProviderError) as exc:
         print(f"callbench: error: {exc}", file=sys.stderr)
         return 2
@@ -90,11 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"callbench: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(
-            "callbench: interrupted; completed cases are saved (resume with --resume RUN_DIR)",
-            file=sys.stderr,
-        )
-        return 130
+        print(interrupted_line(), file=sys.stderr)
+        return INTERRUPTED
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:

@@ -487,7 +487,22 @@ def print_suite_notes(run_dir: Path) -> None:
 async def _run(config: RunConfig) -> Any:
     from callbench.harness.engine import run_async
 
-    return await run_async(config, make_observers(config))
+    return await run_async(config, [RunFolderNote(config), *make_observers(config)])
+
+
+STARTED_RUN: list[Path] = []
+"""The folder of the run this process started, once it exists (for the line printed on Ctrl-C)."""
+
+
+class RunFolderNote:
+    """Notes the run folder when the run starts, so that an interrupted run can name it."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+
+    def on_run_start(self, header: Any, total: int) -> None:
+        folder = self.config.out_dir or Path(self.config.runs_root) / header.run_id
+        STARTED_RUN[:] = [Path(folder)]
 
 
 def make_observers(config: RunConfig) -> list[Any]:
