@@ -350,8 +350,7 @@ class PythonAgent(AgentRunner):
         except TimeoutError:
             return AgentResult(
                 "agent_timeout",
-                message=f"the agent did not return within the case time limit of {timeout_s:g}s"
-                + running.abandon_note(),
+                message=f"the agent did not return within the case time limit of {timeout_s:g}s" + ABANDONED,
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
         except Exception as exc:  # noqa: BLE001 - the agent under test raised: its own failure
@@ -368,6 +367,10 @@ class PythonAgent(AgentRunner):
             result.details["answer_type"] = type(answer).__name__  # recorded as it came, as text
             answer = json.dumps(answer, ensure_ascii=False, default=str)
         return _answered((answer or "").strip(), result)
+
+
+ABANDONED = "; it was cancelled (an agent that ignores cancellation is left to end on its own thread)"
+"""Said of a timed-out ``py:`` agent."""
 
 
 class AgentRaisedBaseException(Exception):
@@ -398,15 +401,10 @@ class AgentThread:
         loop = _loop_like(self._caller)
         self._loop = loop
         try:
-            self._task = asyncio.ensure_future(make(), loop=loop)
-        except BaseException as exc:  # noqa: BLE001 - calling the agent function itself failed
-            self._settle(None, exc)
-            self._started.set()
-            self._finished.set()
-            loop.close()
-            return
-        self._started.set()
-        try:
+            try:
+                self._task = asyncio.ensure_future(make(), loop=loop)
+            finally:
+                self._started.set()  # also when calling the agent function itself failed
             value = loop.run_until_complete(self._task)
         except BaseException as exc:  # noqa: BLE001 - whatever the agent raised is its outcome
             self._settle(None, exc)
@@ -441,10 +439,6 @@ class AgentThread:
             self._loop.call_soon_threadsafe(self._task.cancel)
         except RuntimeError:  # its loop closed in between
             pass
-
-    def abandon_note(self) -> str:
-        """Said of a timed-out agent: it was cancelled, and left running if it ignores that."""
-        return "; it was cancelled (an agent that ignores cancellation is left to end on its own thread)"
 
 
 def _loop_like(caller: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:
