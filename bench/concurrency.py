@@ -141,11 +141,17 @@ async def model_only(port: int, cases: int, concurrency: int) -> dict[str, float
 
 
 def cli_run(
-    cli: Path, src: Path | None, suite: Path, port: int, out: Path, concurrency: int
+    cli: Path,
+    src: Path | None,
+    suite: Path,
+    port: int,
+    out: Path,
+    concurrency: int,
+    extra_env: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """The whole ``callbench run`` measured from outside: the installed console script in a child
     process (imports, suite loading, run, summary), with ``PYTHONPATH`` at ``src`` when given."""
-    env = dict(os.environ)
+    env = {**os.environ, **(extra_env or {})}
     if src is not None:
         env["PYTHONPATH"] = str(src)
     command = [str(cli), "run", "--suite", str(suite), "--model", f"openai:bench@http://127.0.0.1:{port}/v1"]
@@ -172,10 +178,16 @@ def measure_here(suite: Path, port: int, out: Path, cases: int, concurrency: int
 
 
 def measure_child(
-    src: Path, suite: Path, port: int, out: Path, cases: int, concurrency: int
+    src: Path,
+    suite: Path,
+    port: int,
+    out: Path,
+    cases: int,
+    concurrency: int,
+    extra_env: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """:func:`measure_here` in a child process whose ``PYTHONPATH`` is ``src`` (another checkout)."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = {**os.environ, **(extra_env or {}), "PYTHONPATH": str(src)}
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--port", str(port)]
     command += ["--suite", str(suite), "--out", str(out), "--cases", str(cases)]
     command += ["--concurrency", str(concurrency)]
@@ -277,6 +289,12 @@ def main() -> None:
         help=f"also measure git REF (default {BASE_REF}, before issue 15's CPU work) in child processes, "
         "alternating before/after per repeat, and print both side by side",
     )
+    parser.add_argument(
+        "--compare-client",
+        action="store_true",
+        help="measure this tree twice, requests through aiohttp (CALLBENCH_HTTP_CLIENT=aiohttp) and "
+        "through the lean client, alternating per repeat, side by side",
+    )
     parser.add_argument("--no-cli", action="store_true", help="skip the console-script runs")
     # Internal: one measurement in a child process, printed as JSON (used by --compare-ref).
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -295,9 +313,12 @@ def main() -> None:
             root = Path(tmp)
             suite = write_suite(root, args.cases)
             here_src = Path(callbench.__file__).resolve().parents[1]
-            trees = {"after": here_src}
+            trees: dict[str, tuple[Path, dict[str, str]]] = {"after": (here_src, {})}
             if args.compare_ref:
-                trees = {f"before ({args.compare_ref})": export_ref(args.compare_ref, root / "ref"), **trees}
+                before = export_ref(args.compare_ref, root / "ref")
+                trees = {f"before ({args.compare_ref})": (before, {}), **trees}
+            if args.compare_client:
+                trees = {"aiohttp": (here_src, {"CALLBENCH_HTTP_CLIENT": "aiohttp"}), "lean": (here_src, {})}
             cli = console_script()
             load_before = os.getloadavg()[0]
             runs = itertools.count()
@@ -305,12 +326,13 @@ def main() -> None:
                 # Alternate the order, so neither side always runs on a machine warmed by the other.
                 order = list(trees) if repeat % 2 == 0 else list(reversed(trees))
                 for name in order:
-                    src = trees[name]
+                    src, env = trees[name]
                     out = root / f"run{next(runs)}"
                     # Every measurement in a fresh process (either tree): none inherits another's warm-up.
-                    figures = measure_child(src, suite, port, out, args.cases, args.concurrency)
+                    figures = measure_child(src, suite, port, out, args.cases, args.concurrency, env)
                     if not args.no_cli:
-                        figures |= cli_run(cli, src, suite, port, root / f"run{next(runs)}", args.concurrency)
+                        cli_out = root / f"run{next(runs)}"
+                        figures |= cli_run(cli, src, suite, port, cli_out, args.concurrency, env)
                     else:
                         figures |= {"cli_wall": float("nan"), "cli_cpu": float("nan")}
                     sides.setdefault(name, []).append(figures)

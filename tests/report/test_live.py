@@ -5,7 +5,8 @@ from types import SimpleNamespace
 import pytest
 from synth import make_records, write_run
 
-from callbench.report.live import LiveServer, LiveStateWriter
+from callbench.report.live import LiveServer
+from callbench.report.live_state import LiveStateWriter
 from callbench.types.records import CaseRecord
 from callbench.types.trace import RoundInfo, TraceCall
 

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 from synth import make_records, write_run
 
-from callbench.report.live import LiveServer, LiveStateWriter
+from callbench.report.live import LiveServer
+from callbench.report.live_state import LiveStateWriter
 
 
 def _append(run_dir, records):

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 from rich.console import Console
 from synth import make_records
 
-from callbench.report.live import LiveStateWriter
+from callbench.report.live_state import LiveStateWriter
 from callbench.report.progress import PlainProgress, ProgressConfig, RichProgress, RunTally, make_observers
 from callbench.report.watch import WatchObserver
 from callbench.types.records import CaseRecord

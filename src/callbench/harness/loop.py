@@ -16,6 +16,7 @@ from callbench.providers.wire import ContextLengthError, ToolNameMap, round_pref
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
+from callbench.types.fields import set_fields
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.types.trace import RoundInfo, Trace, TraceCall
 
@@ -143,19 +144,22 @@ def read_text_calls(turn: ModelTurn, episode: Episode, id_prefix: str) -> ModelT
 
 
 def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
-    info.text = turn.text
-    info.call_ids = [c.id for c in turn.tool_calls]
-    info.usage = turn.usage
-    info.latency_ms = turn.latency_ms
-    info.cached = turn.cached
-    info.model = turn.model
-    info.finish_reason = turn.finish_reason
-    info.raw_text = turn.raw_text
-    info.reasoning = turn.reasoning
-    info.text_call_format = turn.text_call_format
-    info.ttft_ms = turn.ttft_ms
     recovered = sum(c.recovered_from is not None for c in turn.tool_calls)
-    info.recovered_calls = recovered or None
+    set_fields(
+        info,
+        text=turn.text,
+        call_ids=[c.id for c in turn.tool_calls],
+        usage=turn.usage,
+        latency_ms=turn.latency_ms,
+        cached=turn.cached,
+        model=turn.model,
+        finish_reason=turn.finish_reason,
+        raw_text=turn.raw_text,
+        reasoning=turn.reasoning,
+        text_call_format=turn.text_call_format,
+        ttft_ms=turn.ttft_ms,
+        recovered_calls=recovered or None,
+    )
     if turn.usage:
         trace.usage = trace.usage + turn.usage
     trace.final_text = turn.text

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from callbench.errors import UserError
+from callbench.types.fields import set_fields
 from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import Summary
 
@@ -181,20 +182,14 @@ def slim_record(record: CaseRecord) -> CaseRecord:
     Drops what summaries never read: results, argument texts, verdict details and warnings, the
     instruction, the offered-tool list and the expected steps (kept on disk in ``records.jsonl``).
     """
-    record.instruction = ""
-    record.offered_tools = []
-    record.expected = []
+    set_fields(record, instruction="", offered_tools=[], expected=[])
     for call in record.trace.calls:
-        call.result = None
-        call.arguments_raw = ""
-        call.arguments = {} if call.arguments is not None else None
+        set_fields(call, result=None, arguments_raw="", arguments={} if call.arguments is not None else None)
     for round_info in record.trace.rounds:
-        round_info.text = round_info.text[:200]
-    record.trace.final_state = None
-    record.trace.final_text = record.trace.final_text[:200]
+        set_fields(round_info, text=round_info.text[:200])
+    set_fields(record.trace, final_state=None, final_text=record.trace.final_text[:200])
     for verdict in record.verdicts.values():
-        verdict.details = {}
-        verdict.warnings = []
+        set_fields(verdict, details={}, warnings=[])
     return record
 
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 from callbench.errors import UserError
 from callbench.harness.runfolder import RECORDS_FILE, bulk_load, slim_record
 from callbench.harness.summary import ServingTally, check_modes, qc_flags, set_serving_limits, tool_bug_flags
-from callbench.harness.usage import UsageTally
+from callbench.harness.usage import SMALL_ARRAY, UsageTally
 from callbench.stats import Interval, clustered_accuracy, template_of, trial_figures, wilson_interval
 from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import (
@@ -90,10 +90,29 @@ def _ids(path: Path) -> Iterator[tuple[int, _RecordId]]:
             return
 
 
-def index_latest(path: Path) -> LatestIndex:
-    """The first pass: 8 bytes per line, then a look at the few lines whose (key, trial) repeats."""
+def _repeated_lines(hashes: array[int]) -> set[int]:
+    """Line numbers whose hash occurs more than once: with sets for a run of ordinary size (no numpy
+    import), with sorted int64 arrays past :data:`~callbench.harness.usage.SMALL_ARRAY` lines (8 bytes
+    a line where a set holds about 60)."""
+    if len(hashes) <= SMALL_ARRAY:
+        seen: set[int] = set()
+        repeats: set[int] = set()
+        for value in hashes:
+            (repeats if value in seen else seen).add(value)
+        return {number for number, value in enumerate(hashes) if value in repeats} if repeats else set()
     import numpy as np
 
+    values = np.frombuffer(hashes, dtype=np.int64)
+    ordered = np.sort(values)
+    repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    del ordered
+    if repeated.size == 0:
+        return set()
+    return set(np.nonzero(np.isin(values, repeated))[0].tolist())
+
+
+def index_latest(path: Path) -> LatestIndex:
+    """The first pass: 8 bytes per line, then a look at the few lines whose (key, trial) repeats."""
     hashes = array("q")
     simple = True
     for _offset, rid in _ids(path):
@@ -103,13 +122,9 @@ def index_latest(path: Path) -> LatestIndex:
     index = LatestIndex(n_lines=len(hashes), simple=simple)
     if len(hashes) < 2:
         return index
-    values = np.frombuffer(hashes, dtype=np.int64)
-    ordered = np.sort(values)
-    repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-    del ordered
-    if repeated.size == 0:
+    wanted = _repeated_lines(hashes)
+    if not wanted:
         return index
-    wanted = set(np.nonzero(np.isin(values, repeated))[0].tolist())
     places: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for number, (offset, rid) in enumerate(_ids(path)):
         if number in wanted:

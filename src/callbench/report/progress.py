@@ -250,7 +250,7 @@ def make_observers(config: Any) -> list[Any]:
     elif mode in ("rich", "auto", "plain"):
         observers.append(PlainProgress(stream))
     if cfg.run_dir is not None or cfg.runs_root is not None:
-        from callbench.report.live import LiveStateWriter
+        from callbench.report.live_state import LiveStateWriter
 
         observers.append(LiveStateWriter(cfg.run_dir, runs_root=cfg.runs_root))
     return observers

@@ -10,13 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
-# Imported with this module (~0.6 s), which loads when a run resolves its scorers, before any case
-# starts: imported on first use instead, it ran inside the first case's scoring on the event loop,
-# stalling every case in flight and charging the time to that case's clock.
-from scipy.optimize import linear_sum_assignment
-
+from callbench.scoring.assignment import max_gain_assignment
 from callbench.types.case import Case, ExpectedStep
 from callbench.types.trace import TraceCall
 
@@ -59,17 +53,15 @@ def best_assignment(
     if not instances or not calls:
         return {}
 
-    size_i, size_c = len(instances), len(calls)
-    gain = np.zeros((size_i, size_c))
+    gain = [[0.0] * len(calls) for _ in instances]
     for i, inst in enumerate(instances):
         for c, call in enumerate(calls):
             if compatible(inst, call):
                 # Tool match dominates, argument match next, then success, then a tiny bonus for order.
-                gain[i, c] = 100.0 + (10.0 if args_ok(inst, call) else 0.0) - abs(i - c) * 1e-4
+                gain[i][c] = 100.0 + (10.0 if args_ok(inst, call) else 0.0) - abs(i - c) * 1e-4
                 if succeeded is not None and succeeded(inst, call):
-                    gain[i, c] += 1.0
-    rows, cols = linear_sum_assignment(-gain)
-    return {int(r): int(c) for r, c in zip(rows, cols, strict=False) if gain[r, c] > 0}
+                    gain[i][c] += 1.0
+    return {r: c for r, c in max_gain_assignment(gain) if gain[r][c] > 0}
 
 
 def sequence_assignment(
