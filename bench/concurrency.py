@@ -216,6 +216,17 @@ def console_script() -> Path:
     return Path(found)
 
 
+def reference_loop_s() -> float:
+    """CPU seconds of a fixed pure-Python loop (10 million additions): how fast this machine runs
+    Python right now. A shared virtual machine's speed drifts by 2x within an hour; figures from
+    different sittings compare only after dividing by this, figures side by side in one run always."""
+    start = time.process_time()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.process_time() - start
+
+
 def _median(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
@@ -306,6 +317,7 @@ def main() -> None:
         print(json.dumps(measure_here(args.suite, args.port, args.out, args.cases, args.concurrency)))
         return
     ideal = args.cases * args.latency / args.concurrency
+    reference_before = reference_loop_s()
     proc, port = start_server(args.latency, args.jitter)
     sides: dict[str, list[dict[str, float]]] = {}
     try:
@@ -347,6 +359,10 @@ def main() -> None:
     )
     print_table(sides, args, ideal)
     print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")
+    print(
+        f"machine speed: 10^7 Python additions took {reference_before:.2f} / {reference_loop_s():.2f} s CPU "
+        "before/after (0.6 s on this 2-core machine when it is quick)"
+    )
 
 
 if __name__ == "__main__":

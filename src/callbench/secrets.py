@@ -11,11 +11,15 @@ scrubs every turn before anyone sees or stores it).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar, cast
+
+from pydantic import BaseModel
 
 from callbench.errors import ConfigError
 
@@ -26,7 +30,10 @@ _MASK = "***"
 _MIN_SECRET_LEN = 8
 _known: set[str] = set()
 _ordered: tuple[str, ...] = ()
+_ordered_json: tuple[bytes, ...] = ()
+"""The secrets of ``_ordered`` as they appear inside a JSON string, UTF-8."""
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 
 def keys_file() -> Path:
@@ -77,13 +84,64 @@ def get_key(env_var: str | None, *, required: bool = True, purpose: str = "") ->
     return None
 
 
+KEY_SUFFIXES = ("_API_KEY", "_ACCESS_TOKEN", "_AUTH_TOKEN", "_SECRET_KEY")
+"""Environment variables whose names end so hold credentials by convention (``HF_ACCESS_TOKEN``...)."""
+
+
+def register_environment_keys(names: Iterable[str] = ()) -> int:
+    """Remember every credential callbench can see, so that :func:`scrub` blanks it wherever it
+    lands: the values of ``names`` (the documented key variables) and of every variable named like a
+    key (:data:`KEY_SUFFIXES`) that is set, and every value of the keys file. An agent under test, a
+    tool or a tool server may print any of them, whichever key the run itself uses.
+
+    Returns how many secrets are known afterwards. A keys file that cannot be read is left to the
+    command that needs a key from it (this call never fails a run that uses none).
+    """
+    wanted = set(names) | {name for name in os.environ if name.upper().endswith(KEY_SUFFIXES)}
+    for name in wanted:
+        value = os.environ.get(name)
+        if value:
+            register_secret(value)
+    try:
+        stored = _read_keys_file(keys_file())
+    except ConfigError:
+        stored = {}
+    for value in stored.values():
+        register_secret(value)
+    if _known:
+        install_log_scrubbing()
+    return len(_known)
+
+
+def scrub_json_bytes(data: bytes) -> bytes | None:
+    """``data`` (UTF-8 JSON text) with every known secret blanked, or ``None`` when it holds none.
+
+    A secret is searched for as JSON writes it inside a string (quotes, backslashes and control
+    characters escaped), so the result is still valid JSON.
+    """
+    found = None
+    for encoded in _ordered_json:
+        if encoded in data:
+            data = found = data.replace(encoded, _MASK.encode())
+    return found
+
+
+def scrub_model(model: M) -> M:
+    """``model`` itself when its JSON holds no known secret, else a copy with them blanked."""
+    if not _known:
+        return model
+    cleaned = scrub_json_bytes(model.__pydantic_serializer__.to_json(model))
+    return model if cleaned is None else type(model).model_validate_json(cleaned)
+
+
 def register_secret(value: str) -> None:
     """Remember ``value`` so that :func:`scrub` removes it from any text."""
-    global _ordered
+    global _ordered, _ordered_json
     if value and len(value) >= _MIN_SECRET_LEN and value not in _known:
         _known.add(value)
         # Longest first: a key that contains another known key is blanked whole.
         _ordered = tuple(sorted(_known, key=len, reverse=True))
+        _ordered_json = tuple(json.dumps(secret, ensure_ascii=False)[1:-1].encode() for secret in _ordered)
 
 
 def scrub(text: str) -> str:

@@ -515,3 +515,59 @@ def test_an_agent_that_raises_system_exit_is_a_crash_not_the_end_of_the_run(tmp_
     for record in records.values():
         assert record.status == "completed" and codes(record) == ["no_structured_call", "agent_crashed"]
         assert record.trace.agent is not None and "SystemExit: 4" in record.trace.agent.stderr_tail
+
+
+# --- keys printed by an agent, a tool or a server are blanked everywhere (issue 33, item 5) --------
+
+
+class RoundCollector:
+    """An observer keeping what ``on_round`` and ``on_case_end`` hand to watchers, as JSON."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def on_round(self, case: Any, round_info: Any, calls: list[TraceCall]) -> None:
+        self.seen.append(round_info.model_dump_json())
+        self.seen.extend(call.model_dump_json() for call in calls)
+
+    def on_case_end(self, record: CaseRecord) -> None:
+        self.seen.append(record.model_dump_json())
+
+
+def test_keys_an_agent_or_a_tool_prints_are_blanked_in_records_summary_and_watchers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Neither key is the one the run uses (there is none): one is any *_API_KEY variable of the
+    # environment, the other a keys-file entry. The agent echoes the first through a tool (so the
+    # tool result holds it), answers with both, and prints both on stderr.
+    env_key, file_key = 'sk-env-0123456789"abc\\def', "sk-file-fedcba9876543210"
+    monkeypatch.setenv("SOMEVENDOR_API_KEY", env_key)
+    keys = tmp_path / "keys.toml"
+    keys.write_text(f'[keys]\nOTHER_SERVICE_KEY = "{file_key}"\n')
+    monkeypatch.setenv("CALLBENCH_KEYS_FILE", str(keys))
+    suite = echo_suite(tmp_path, [{"id": "leaky"}])
+    agent = agent_script(
+        tmp_path,
+        "leaky",
+        f"""
+        secret = os.environ["SOMEVENDOR_API_KEY"]
+        out = asyncio.run(calls([("echo", {{"text": secret}})]))
+        print("leaked", secret, "{file_key}", file=sys.stderr)
+        print("the tool said " + out[0][0] + " and the file holds {file_key}")
+        sys.exit(3)
+        """,
+    )
+    collector = RoundCollector()
+    result = callbench.run(
+        str(suite), agent=agent, out_dir=tmp_path / "out", progress="quiet", observers=[collector]
+    )
+    record = result.records[0]
+    run_info = record.trace.agent
+    assert run_info is not None and run_info.exit_code == 3  # it did run and print
+    assert "***" in record.trace.final_text and "***" in run_info.stderr_tail
+    assert record.trace.calls[0].arguments == {"text": "***"}
+    texts = [*(path.read_text() for path in (tmp_path / "out").iterdir() if path.is_file()), *collector.seen]
+    assert texts and collector.seen
+    escaped = json.dumps(env_key)[1:-1]
+    for text in texts:
+        assert env_key not in text and escaped not in text and file_key not in text

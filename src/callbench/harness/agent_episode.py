@@ -121,7 +121,7 @@ async def run_agent_episode(
     if observers is not None:
         for info in trace.rounds:
             calls = [c for c in trace.calls if c.call_id in info.call_ids]
-            observers.emit("on_round", episode.case, info, calls)
+            observers.emit_round(episode.case, info, calls)
     return trace
 
 

@@ -32,6 +32,7 @@ from callbench.harness.runfolder import RecordWriter, latest_records, read_recor
 from callbench.harness.summary_stream import stream_summary
 from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
+from callbench.secrets import has_secrets, scrub_json_bytes
 from callbench.suites.suite import Suite
 from callbench.tools.retrieve import retrieval_recall
 from callbench.types.case import Case
@@ -250,8 +251,14 @@ class RecordSink:
     ``records.jsonl`` when the run ends (:func:`finish_run`)."""
 
     def add(self, record: CaseRecord) -> None:
-        """Write ``record`` and show it."""
-        self.writer.write(record)
+        """Write ``record`` and show it, with every known secret blanked first: an agent's answer,
+        a tool result or a tool server's message may hold a key, and the record feeds every output
+        (``records.jsonl``, the summary, reports, ``view``, observers)."""
+        data = record.__pydantic_serializer__.to_json(record)
+        cleaned = scrub_json_bytes(data) if has_secrets() else None
+        if cleaned is not None:
+            data, record = cleaned, CaseRecord.model_validate_json(cleaned)
+        self.writer.write_json(data)
         self.fan.emit("on_case_end", record)
         self.written += 1
 

@@ -83,14 +83,14 @@ async def run_episode(
         except ContextLengthError:
             info.finish_reason = CONTEXT_OVERFLOW
             trace.stop_reason = "context_overflow"
-            observers.emit("on_round", case, info, [])
+            observers.emit_round(case, info, [])
             return trace
         turn = read_text_calls(turn, episode, round_prefix(episode.messages))
         _record_turn(trace, info, turn)
         episode.messages.append(Message.assistant(turn))
         await session.begin_round(round_index, turn.tool_calls)
         new_calls = [await _execute(episode, session, call, round_index) for call in turn.tool_calls]
-        observers.emit("on_round", case, info, new_calls)
+        observers.emit_round(case, info, new_calls)
         if _call_cap_reached(episode):
             trace.stop_reason = "max_calls"
             return trace

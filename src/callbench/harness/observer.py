@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from callbench.secrets import has_secrets, scrub_model
+
 if TYPE_CHECKING:
     from callbench.types.case import Case
     from callbench.types.records import CaseRecord, RunHeader
@@ -26,6 +28,14 @@ class Observers:
 
     def __init__(self, observers: list[Any] | tuple[Any, ...] = ()) -> None:
         self.observers = list(observers)
+
+    def emit_round(self, case: Case, round_info: RoundInfo, calls: list[TraceCall]) -> None:
+        """``on_round`` with every known secret blanked in the round and its calls first: a tool
+        result, an agent's text or a server message may hold a key, and watchers print them."""
+        if has_secrets():
+            round_info = scrub_model(round_info)
+            calls = [scrub_model(call) for call in calls]
+        self.emit("on_round", case, round_info, calls)
 
     def emit(self, event: str, *args: Any) -> None:
         for observer in self.observers:

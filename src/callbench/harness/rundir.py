@@ -37,8 +37,10 @@ from callbench.harness.runlock import RunLock, acquire
 from callbench.providers.agent_under_test import AgentRunner, parse_agent
 from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
+from callbench.providers.presets import documented_key_variables
 from callbench.providers.reachability import check_endpoint
 from callbench.scoring.lint import suite_notes
+from callbench.secrets import register_environment_keys
 from callbench.suites.loader import load_suite_path
 from callbench.suites.resolve import load_suite, looks_like_path
 from callbench.suites.suite import Suite
@@ -206,6 +208,9 @@ def prepare_run(config: RunConfig) -> Prepared:
         from callbench.harness.usage import load_prices
 
         load_prices(config.price_table)  # a bad price table fails now, not after the run
+    # Keys of the environment and the keys file, whichever this run uses: an agent, a tool or a
+    # tool server may print any of them, and no record, report or watcher may show it.
+    register_environment_keys(documented_key_variables())
     suites = load_suites(config)
     check_selection(suites, config.case_ids)  # before the run folder exists
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}

@@ -244,7 +244,11 @@ class RecordWriter:
         self.handle = self.path.open("ab", buffering=0)
 
     def write(self, record: CaseRecord) -> None:
-        data = memoryview(record.__pydantic_serializer__.to_json(record) + b"\n")
+        self.write_json(record.__pydantic_serializer__.to_json(record))
+
+    def write_json(self, line: bytes) -> None:
+        """Append one record already serialised (its JSON, without the line end)."""
+        data = memoryview(line + b"\n")
         while data:  # a raw write may take fewer bytes than given (a signal, a full pipe)
             data = data[self.handle.write(data) or 0 :]
 

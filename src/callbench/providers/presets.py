@@ -216,3 +216,13 @@ def get_preset(name: str) -> Preset:
 def with_quirks(preset: Preset, **changes: object) -> Preset:
     """Return ``preset`` with some quirks changed (model-string options use this)."""
     return replace(preset, quirks=replace(preset.quirks, **changes))  # type: ignore[arg-type]
+
+
+OTHER_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+"""Key variables the providers read besides the presets' (the ``openai-responses:`` and
+``anthropic:`` defaults, the Hugging Face hub token of ``hf:``)."""
+
+
+def documented_key_variables() -> set[str]:
+    """Every environment variable callbench's documentation names as holding a key."""
+    return {preset.key_env for preset in PRESETS.values() if preset.key_env} | set(OTHER_KEY_VARIABLES)
