@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -123,6 +124,10 @@ def scrub_json_bytes(data: bytes) -> bytes | None:
     for encoded in _ordered_json:
         if encoded in data:
             data = found = data.replace(encoded, _MASK.encode())
+    if _blank_urls and b"@" in data:
+        blanked = _URL_CREDENTIALS_BYTES.sub(rb"\g<head>" + _MASK.encode() + b"@", data)
+        if blanked != data:
+            found = blanked
     return found
 
 
@@ -145,16 +150,51 @@ def register_secret(value: str) -> None:
 
 
 def scrub(text: str) -> str:
-    """Return ``text`` with every known secret replaced by ``***``."""
+    """Return ``text`` with every known secret replaced by ``***`` (and, once a URL with a password
+    was seen, every URL's password)."""
     for secret in _ordered:
         if secret in text:
             text = text.replace(secret, _MASK)
-    return text
+    return blank_url_credentials(text) if _blank_urls else text
 
 
 def has_secrets() -> bool:
-    """True once a key has been handed out (until then nothing needs scrubbing)."""
-    return bool(_known)
+    """True once a key has been handed out or a URL with a password seen (until then nothing needs
+    scrubbing)."""
+    return bool(_known) or _blank_urls
+
+
+_URL_CREDENTIALS = re.compile(
+    r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\"'<>]*:)(?P<password>[^\s/@\"'<>]+)@"
+)
+"""``scheme://user:password@``: the password part of a URL's credentials."""
+_URL_CREDENTIALS_BYTES = re.compile(_URL_CREDENTIALS.pattern.encode())
+_blank_urls = False
+
+
+def register_url_credentials(text: str) -> bool:
+    """Blank from now on the password of every URL in ``text`` (``https://user:pass@host``), and
+    every password written into any URL of any later text: a base URL may carry credentials, and
+    they are kept out of every output like keys. Returns whether ``text`` held one."""
+    global _blank_urls
+    found = False
+    for match in _URL_CREDENTIALS.finditer(text):
+        found = True
+        register_secret(match["password"])  # also where it appears alone (an error message)
+    if found:
+        _blank_urls = True
+        install_log_scrubbing()
+    return found
+
+
+def has_blanked_url_password(text: str) -> bool:
+    """True when ``text`` holds a URL whose password was blanked (``https://user:***@host``)."""
+    return any(match["password"] == _MASK for match in _URL_CREDENTIALS.finditer(text))
+
+
+def blank_url_credentials(text: str) -> str:
+    """``text`` with the password of every URL's credentials replaced by ``***``."""
+    return _URL_CREDENTIALS.sub(rf"\g<head>{_MASK}@", text) if "@" in text else text
 
 
 def scrub_data(value: T) -> T:

@@ -196,3 +196,27 @@ def test_each_trial_gets_its_own_cache_entries(gold: GoldResponder, tmp_path: Pa
     rounds = sum(len(r.trace.rounds) for r in result.records)
     assert len(result.records) == 2 * N_CASES and sent == rounds
     assert not any(info.cached for r in result.records for info in r.trace.rounds)
+
+
+def test_a_password_in_the_base_url_stays_out_of_the_run_folder_and_resume_asks_for_it(
+    gold: GoldResponder, tmp_path: Path
+) -> None:
+    """Issue 33, item 8: credentials written into a base URL are kept out of every output like keys."""
+    from callbench.errors import ConfigError
+    from callbench.harness.rundir import resume_config
+
+    password = "pw-0123456789-secret"
+    out = tmp_path / "run"
+    with ProtocolServer(responder=gold) as server:
+        model = f"openai:gold@http://alice:{password}@127.0.0.1:{server.port}/v1"
+        result = _run(model, out, case_ids=["weather_paris"])
+        assert result.summary["n_completed"] == 1 and result.summary["n_error"] == 0
+        texts = {path.name: path.read_text() for path in out.iterdir() if path.is_file()}
+        assert "run.json" in texts and "alice:***@127.0.0.1" in texts["run.json"]
+        assert not [name for name, text in texts.items() if password in text]
+        with pytest.raises(ConfigError, match="had a password, which run.json does not keep"):
+            resume_config(out)
+        # given again, the same model (with its password) resumes the run: the stored form matches
+        again = _run(model, out, case_ids=["weather_paris"], resume=True)
+        assert again.summary["n_completed"] == 1
+        assert password not in (out / "run.json").read_text()

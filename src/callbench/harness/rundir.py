@@ -40,7 +40,12 @@ from callbench.providers.model import Model, build_model
 from callbench.providers.presets import documented_key_variables
 from callbench.providers.reachability import check_endpoint
 from callbench.scoring.lint import suite_notes
-from callbench.secrets import register_environment_keys
+from callbench.secrets import (
+    blank_url_credentials,
+    has_blanked_url_password,
+    register_environment_keys,
+    register_url_credentials,
+)
 from callbench.suites.loader import load_suite_path
 from callbench.suites.resolve import load_suite, looks_like_path
 from callbench.suites.suite import Suite
@@ -211,6 +216,8 @@ def prepare_run(config: RunConfig) -> Prepared:
     # Keys of the environment and the keys file, whichever this run uses: an agent, a tool or a
     # tool server may print any of them, and no record, report or watcher may show it.
     register_environment_keys(documented_key_variables())
+    if isinstance(config.model, str):
+        register_url_credentials(config.model)
     suites = load_suites(config)
     check_selection(suites, config.case_ids)  # before the run folder exists
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
@@ -386,9 +393,20 @@ def resume_config(run_dir: Path, generation: Mapping[str, Any] | None = None, **
             "which run.json cannot rebuild; resume it from Python with the same objects: "
             "callbench.evaluate(suite, model, output=Output(out_dir=..., resume=True))"
         )
+    model = recorded.get("model")
+    if "model" not in overrides and isinstance(model, str) and has_blanked_url_password(model):
+        raise ConfigError(
+            f"{run_dir}: the model's base URL had a password, which run.json does not keep "
+            f"({model}): resume with --model and the same model with its password"
+        )
     if generation:
         overrides["settings"] = {**recorded.get("settings", {}), **generation}
     return config_from_dict(recorded, out_dir=run_dir, resume=True, **overrides)
+
+
+def _blanked(value: Any) -> Any:
+    """``value`` as run.json stores it: a password in a URL blanked."""
+    return blank_url_credentials(value) if isinstance(value, str) else value
 
 
 def _shown(value: Any) -> str:
@@ -423,7 +441,7 @@ def check_resume_config(run_dir: Path, recorded: Mapping[str, Any], config: RunC
     ]
     for name, old, new in differences:
         if name in recorded or name in old_settings:
-            if old != new:
+            if old != new and old != _blanked(new):  # run.json keeps no password of a base URL
                 raise UserError(
                     f"{run_dir}: cannot resume: {_flag(name)} was {_shown(old)} when the run started, "
                     f"given {_shown(new)}; resume without it (the recorded value is used) or start a new run"
@@ -457,10 +475,12 @@ def _check_resume(run_dir: Path, header: RunHeader) -> tuple[int, set[tuple[str,
     the mode, a suite's or registry's content; for objects, what they describe)."""
     old = read_header(run_dir)
     for field_name in ("model", "harness_mode"):
-        if getattr(old, field_name) != getattr(header, field_name):
+        # run.json keeps no password of a base URL: the given value is compared as it would be stored
+        given = _blanked(getattr(header, field_name))
+        if getattr(old, field_name) != given:
             raise UserError(
                 f"{run_dir}: cannot resume: {field_name} was {getattr(old, field_name)!r}, "
-                f"now {getattr(header, field_name)!r} ({FLAGS[field_name]})"
+                f"now {given!r} ({FLAGS[field_name]})"
             )
     old_hashes = {s.name: (s.hash, s.registry_hash) for s in old.suites}
     for suite in header.suites:

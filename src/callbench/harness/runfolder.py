@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from callbench.errors import UserError
+from callbench.secrets import blank_url_credentials
 from callbench.types.fields import set_fields
 from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import Summary
@@ -71,7 +72,8 @@ def write_header(run_dir: Path, header: RunHeader) -> None:
     """Write ``run.json`` atomically: a run killed meanwhile leaves the old header or the new one."""
     run_dir.mkdir(parents=True, exist_ok=True)
     tmp = run_dir / (RUN_FILE + ".tmp")
-    tmp.write_text(header.model_dump_json(indent=2), encoding="utf-8")
+    # A password in a base URL is not stored (resuming asks for the model again, rundir.resume_config).
+    tmp.write_text(blank_url_credentials(header.model_dump_json(indent=2)), encoding="utf-8")
     os.replace(tmp, run_dir / RUN_FILE)
 
 
@@ -270,7 +272,7 @@ def rewrite_records(run_dir: Path, records: Iterable[CaseRecord]) -> None:
 
 
 def write_summary(run_dir: Path, summary: Summary) -> None:
-    text = json.dumps(summary.to_json_dict(), indent=2)
+    text = blank_url_credentials(json.dumps(summary.to_json_dict(), indent=2))
     (Path(run_dir) / SUMMARY_FILE).write_text(text, encoding="utf-8")
 
 
