@@ -22,26 +22,32 @@ summary). ``--compare-ref [REF]`` measures git REF too (default 66023ae, before 
 ``git archive`` of its ``src/``, children with ``PYTHONPATH`` there), alternating before/after per
 repeat against the same server, and prints the medians side by side.
 
-Latest figures, 2026-12-06, load 0.5 on the 2-core machine, with
-``python bench/concurrency.py --cases 2000 --concurrency 100 --latency 0.1 --repeat 3`` (medians;
-the table prints each target beside its figure):
+Latest figures, 2026-12-06 (load 0.6), with
+``python bench/concurrency.py --compare-ref c3adf2c --repeat 5`` (medians; c3adf2c is the code before
+the lean HTTP client and the start-up work; the machine ran at about half its quick speed):
 
-    callbench.run wall / ideal                     1.345
-    engine wall / ideal                            1.231   <= 1.1: misses by 0.131 (1.12x)
-    CLI wall / ideal (from outside)                1.981   <= 1.25: misses by 0.731 (1.58x)
-    harness CPU ms / request                       0.514   <= 0.3: misses by 0.214 (1.71x)
-    CLI CPU ms / request                           1.150   <= 0.5: misses by 0.650 (2.30x)
-    Model+provider only wall / ideal               1.130
-    Model+provider only CPU ms / request           0.222
+                                          before (c3adf2c)   after   target (issue 26)
+    callbench.run wall / ideal                     1.479     1.239
+    engine wall / ideal                            1.284     1.078   <= 1.1: meets
+    CLI wall / ideal (from outside)                2.650     1.704   <= 1.25: misses by 0.454 (1.36x)
+    harness CPU ms / request                       0.897     0.784   <= 0.3: misses by 0.484 (2.61x)
+    CLI CPU ms / request                           2.063     1.306   <= 0.5: misses by 0.806 (2.61x)
+    Model+provider only wall / ideal               1.077     1.043
+    Model+provider only CPU ms / request           0.350     0.128
 
-Requests go through aiohttp (a lean HTTP/1.1 client measured in this project's history at 0.18 ms
-per request is no longer in the tree), bodies through orjson. What is left per request outside the
-provider: scoring three tiers, the cyclic garbage collector, building pydantic records and traces,
-the per-case progress line and the run's fixed costs; the CLI adds its start-up (``bench/startup.py``:
-scipy.optimize alone is ~0.6 s CPU). Earlier figures at higher load are in the git history of this file.
+Earlier the same day, on the quick machine, ``--compare-client --repeat 3`` (aiohttp vs the lean
+client, same tree): harness CPU 0.582 vs 0.481 ms per request, Model+provider 0.233 vs 0.090, engine
+wall / ideal 1.198 vs 1.063, CLI 1.639 vs 1.409. Figures from different sittings compare only through
+the printed machine-speed reference (a fixed Python loop): a shared VM's speed drifts by 2x.
+
+Non-streamed requests go through callbench's lean keep-alive HTTP/1.1 client
+(``callbench/providers/lean_http.py``), bodies through orjson; ``--compare-client`` runs the same
+tree with ``CALLBENCH_HTTP_CLIENT=aiohttp`` beside it. What is left per request outside the provider:
+scoring three tiers, the summary's pass over ``records.jsonl``, writing records, the per-case progress
+line, the cyclic garbage collector; the CLI adds its start-up (``bench/startup.py``).
 
 Usage: python bench/concurrency.py [--cases 2000] [--concurrency 100] [--latency 0.1] [--repeat 3]
-       [--jitter 0.5] [--compare-ref [REF]] [--no-cli]
+       [--jitter 0.5] [--compare-ref [REF]] [--compare-client] [--no-cli]
 """
 
 from __future__ import annotations
