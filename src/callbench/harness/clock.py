@@ -55,6 +55,9 @@ class CaseClock:
         """What the current (or last) wait was for: ``request``, ``retry backoff``..."""
         self.charged_to: str = "model"
         """``model`` or ``endpoint``: whose deadline the scope carries now."""
+        self.credited_s = 0.0
+        """Seconds callbench's event loop was held by another case or by callbench itself (see
+        :mod:`callbench.harness.watchdog`): never charged to this case's model."""
         self._depth = 0
         self._wait_started = 0.0
         self._scope: asyncio.Timeout | None = None
@@ -105,7 +108,19 @@ class CaseClock:
         self._depth -= 1
         if self._depth == 0:
             self.waited_s += self._loop.time() - self._wait_started
-            self._arm("model", self.started + self.waited_s + self.limit_s)
+            self._arm("model", self._model_deadline())
+
+    def credit(self, seconds: float) -> None:
+        """``seconds`` of wall time were not this case's to pay (the loop was held elsewhere).
+
+        During a wait on the endpoint the wait's own wall time already covers them."""
+        if self._task is None or self._depth:
+            return
+        self.credited_s += seconds
+        self._arm("model", self._model_deadline())
+
+    def _model_deadline(self) -> float:
+        return self.started + self.waited_s + self.credited_s + self.limit_s
 
     def _arm(self, charged_to: str, when: float) -> None:
         # Once fired, the scope keeps the deadline (and charged_to the owner) it fired with.

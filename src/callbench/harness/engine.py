@@ -30,6 +30,7 @@ from callbench.harness.observer import Observers
 from callbench.harness.rundir import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, write_summary
 from callbench.harness.summary_stream import stream_summary
+from callbench.harness.watchdog import LoopWatchdog, current_watchdog
 from callbench.providers.agent_under_test import AgentRunner
 from callbench.providers.model import Model, endpoint_waits
 from callbench.secrets import has_secrets, scrub_json_bytes
@@ -280,12 +281,20 @@ async def _run_jobs(
             # limits (memory growing with every case).
             await asyncio.sleep(0)
 
+    # Stalls of the shared loop are charged to the case that caused them, never to the others'
+    # clocks (harness/watchdog.py); the workers' tasks inherit the watchdog through their context.
+    watchdog = LoopWatchdog()
+    watchdog.start()
+    token = current_watchdog.set(watchdog)
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(max(1, min(config.concurrency, total))):
                 group.create_task(worker())
     except* FatalProviderError as eg:
         raise eg.exceptions[0] from None
+    finally:
+        current_watchdog.reset(token)
+        watchdog.stop()
 
 
 async def play_case(
@@ -346,7 +355,15 @@ async def run_job(
         registry=registry,
         recover_text_calls=config.recover_text_calls,
     )
-    error = await _play(job, episode, player, config, fan)
+    watchdog = current_watchdog.get()
+    if watchdog is not None:
+        watchdog.enter((case.key, job.trial))
+    try:
+        error = await _play(job, episode, player, config, fan)
+    finally:
+        stalled = watchdog.leave() if watchdog is not None else 0.0
+    if stalled:
+        episode.trace.loop_stall_s = round(stalled, 3)
     record.trace = episode.trace
     if error is None:
         record.verdicts, error = await score_case(job.scorers, case, episode.trace)
@@ -412,6 +429,9 @@ async def _play_model(
 ) -> ErrorInfo | None:
     """callbench's own round loop under the case's :class:`CaseClock`."""
     clock = CaseClock(job.case.timeout_s)
+    watchdog = current_watchdog.get()
+    if watchdog is not None:
+        watchdog.attach_clock(clock)
     token = endpoint_waits.set(clock)
     try:
         bound = model.for_case(job.case)

@@ -171,6 +171,10 @@ def _figures(records: list[CaseRecord], name: str) -> Figures:
     )
 
 
+BLOCKED_LOOP_FLAG = "blocked_event_loop"
+"""QC flag of a case that held callbench's event loop past the watchdog's threshold."""
+
+
 def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
     """Anomalies worth a manual look (from the methods' quality control)."""
     flags = []
@@ -196,6 +200,8 @@ def qc_flags(records: list[CaseRecord]) -> list[QCFlag]:
             flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag="expected_tools_not_offered"))
         if serving_facts(r.trace).text_calls:  # a call the server's parser probably failed to return
             flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag=SERVING_PARSE_FLAG))
+        if r.trace.loop_stall_s:  # the case blocked callbench's event loop (harness/watchdog.py)
+            flags.append(QCFlag(key=r.key, trial=str(r.trial), scorer="", flag=BLOCKED_LOOP_FLAG))
     return flags
 
 

@@ -131,6 +131,10 @@ class Trace(BaseModel):
     """Executor state after the episode, when the executor keeps state."""
     agent: AgentRun | None = Field(default=None, exclude_if=_absent)
     """Agent-under-test runs only: exit status, stderr tail, answer source."""
+    loop_stall_s: float | None = Field(default=None, exclude_if=_absent)
+    """Seconds this case held callbench's event loop (a blocking tool, executor or built-in agent),
+    stalling every other case meanwhile; the other cases' clocks were credited for it. QC flag
+    ``blocked_event_loop``."""
 
 
 def trace_from_calls(calls: list[dict[str, Any]], *, final_text: str = "") -> Trace:
