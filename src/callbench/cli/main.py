@@ -53,9 +53,16 @@ def _discover() -> None:
     # Plugins (the built-in benchmarks included) add their commands through the catalog.
     from callbench.catalog import catalog
 
-    commands = catalog().commands
-    for name in commands.names():
-        commands.get(name)(app)
+    found = catalog()
+    for name in found.commands.names():
+        try:
+            found.commands.get(name)(app)
+        except Exception as exc:  # noqa: BLE001 - a plugin's broken command set costs only its commands
+            owner = found.commands.provided_by.get(name)
+            label = owner.label if owner is not None else f"command set {name!r}"
+            found.warnings.append(f"{label}: its commands were skipped: {type(exc).__name__}: {exc}")
+    for line in found.warnings:
+        print(f"callbench: warning: {line}", file=sys.stderr)
 
 
 _python_showwarning = warnings.showwarning
@@ -98,9 +105,9 @@ def interrupted_line() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI. User errors print one line (no traceback) and exit 2."""
-    _discover()
     warnings.showwarning = _show_warning
     try:
+        _discover()  # inside the error boundary: a plugin problem is one line, never a traceback
         # Outside standalone mode typer returns an exit code instead of exiting: Ctrl-C comes back as
         # 130 (typer turns KeyboardInterrupt into Exit(130)), after the run has written its summary.
         code = app(args=argv, standalone_mode=False)

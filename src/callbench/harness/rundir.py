@@ -196,6 +196,14 @@ def _spec(ref: SuiteRef) -> str:
     return ref if isinstance(ref, str) else OBJECT_SPEC
 
 
+def _provenance(spec: SuiteRef) -> dict[str, str | None]:
+    """The distribution (and its version) whose plugin registered the suite ``spec`` names."""
+    if not isinstance(spec, str):
+        return {}
+    owner = catalog().suites.provided_by.get(spec.split(":", 1)[0])
+    return {"plugin": owner.distribution, "plugin_version": owner.version} if owner is not None else {}
+
+
 def _executor_label(executor: str | Executor | None) -> str | None:
     return executor if executor is None or isinstance(executor, str) else OBJECT_SPEC
 
@@ -289,6 +297,8 @@ def _header(
                 data=str(config.data) if config.data else None,
                 data_versions=dict(s.metadata.get("data_versions") or {}),
                 notes=suite_notes(s, list(scorers.get(s.name, ()))),
+                version=s.version,
+                **_provenance(spec),
             )
             for spec, s in zip(config.suites, suites, strict=True)
         ],

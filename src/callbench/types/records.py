@@ -29,6 +29,13 @@ class SuiteInfo(BaseModel):
     """Versions of external data the suite was built from (e.g. ``{"bfcl-eval": "2026.3.23"}``)."""
     notes: list[str] = Field(default_factory=list)
     """Load-time findings that change how verdicts read (see :mod:`callbench.scoring.lint`)."""
+    version: str | None = None
+    """The suite's own version (``Suite.version``)."""
+    plugin: str | None = None
+    """The distribution whose plugin registered the suite (``callbench`` for the built-ins; none for a
+    suite loaded from a path)."""
+    plugin_version: str | None = None
+    """That distribution's version."""
 
 
 class ResumeEvent(BaseModel):
