@@ -45,6 +45,44 @@ def test_broken_schema_is_a_clear_error_naming_the_file(tmp_path):
     assert "bad.yaml" in message and "\n" not in message
 
 
+@pytest.mark.parametrize(
+    ("schema", "where", "key"),
+    [
+        # the YAML slip the starter suite shipped: an unquoted ", e.g." inside a flow mapping
+        (
+            "  properties:\n    city: {type: string, description: City name, e.g. Paris}\n",
+            "parameters.properties.city",
+            "e.g. Paris",
+        ),
+        ("  properties:\n    n: {type: integer, minimun: 1}\n", "parameters.properties.n", "minimun"),
+        (
+            "  properties:\n    tags: {type: array, items: {type: string, maxlength: 3}}\n",
+            "parameters.properties.tags.items",
+            "maxlength",
+        ),
+        ("  required: [a]\n  requried: [a]\n", "parameters", "requried"),
+    ],
+)
+def test_unknown_schema_keywords_are_refused_naming_file_and_field(tmp_path, schema, where, key):
+    (tmp_path / "t.yaml").write_text("name: t\nparameters:\n  type: object\n" + schema)
+    with pytest.raises(ContractError) as info:
+        ToolRegistry.from_dir(tmp_path)
+    message = str(info.value)
+    assert message.startswith(f"{tmp_path / 't.yaml'}: field {where}: {key!r} is not a JSON Schema keyword")
+    assert "\n" not in message
+
+
+def test_extension_keys_and_every_built_in_contract_file_pass_the_keyword_check(tmp_path):
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nparameters:\n  type: object\n  x-origin: imported\n"
+        "  properties:\n    a: {type: string, description: 'City name, e.g. Paris', examples: [Oslo]}\n"
+    )
+    assert ToolRegistry.from_dir(tmp_path).names() == ["t"]
+    starter = load_suite("starter")
+    weather = starter.registry.get("get_weather").parameters["properties"]["city"]
+    assert weather == {"type": "string", "description": "City name, e.g. Paris"}
+
+
 def test_invalid_yaml_and_duplicates_are_one_line_errors(tmp_path):
     (tmp_path / "x.yaml").write_text("name: [unclosed\n")
     with pytest.raises(ContractError, match="x.yaml: not valid YAML"):

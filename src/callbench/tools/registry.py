@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from callbench.errors import ContractError, UserError
-from callbench.tools.schema import check_result_schema, check_schema
+from callbench.tools.schema import check_result_schema, check_schema, unknown_keywords
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
 from callbench.types.names import did_you_mean
@@ -140,6 +140,14 @@ def load_contract_file(path: Path) -> ToolContract:
         raise ContractError(
             f"{path}: a contract file must hold one mapping (a tool), got {type(data).__name__}"
         )
+    for field in ("parameters", "result_schema"):
+        unknown = unknown_keywords(data.get(field), field)
+        if unknown:
+            where, key = unknown[0]
+            raise ContractError(
+                f"{path}: field {where}: {key!r} is not a JSON Schema keyword (a typo, or in YAML an "
+                "unquoted text holding ', ' or ': ' inside {...}: quote it)"
+            )
     return contract_from_mapping(data, str(path))
 
 

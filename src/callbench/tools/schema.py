@@ -94,3 +94,57 @@ def _message(error: Any) -> str:
         if missing:
             return "; ".join(f"{path}.{key} is required" for key in missing)
     return f"{path}: {error.message}"
+
+
+SCHEMA_KEYWORDS = frozenset(
+    {
+        # JSON Schema 2020-12 (core, applicator, validation, meta-data, format, content, unevaluated)
+        "$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
+        "$comment", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
+        "prefixItems", "items", "contains", "properties", "patternProperties", "additionalProperties",
+        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const",
+        "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+        "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+        "maxProperties", "minProperties", "required", "dependentRequired", "title", "description",
+        "default", "deprecated", "readOnly", "writeOnly", "examples", "format", "contentEncoding",
+        "contentMediaType", "contentSchema",
+        # earlier drafts and OpenAPI, still common in tool schemas
+        "definitions", "dependencies", "nullable", "example",
+    }
+)  # fmt: skip
+"""Keys a JSON Schema object may hold; ``x-`` extensions are allowed too."""
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SUBSCHEMAS = (
+    "items", "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else",
+    "unevaluatedItems", "unevaluatedProperties", "contentSchema",
+)  # fmt: skip
+
+
+def unknown_keywords(schema: Any, where: str) -> list[tuple[str, str]]:
+    """``(location, key)`` of every key of ``schema`` and its subschemas that no JSON Schema
+    vocabulary defines (``x-`` extensions aside): a misspelt keyword, or a YAML slip such as an unquoted
+    ``description: City name, e.g. Paris`` in a flow mapping, which makes ``e.g. Paris`` a key."""
+    if not isinstance(schema, dict):
+        return []
+    found = [
+        (where, key)
+        for key in schema
+        if not (isinstance(key, str) and (key in SCHEMA_KEYWORDS or key.startswith("x-")))
+    ]
+    for name in _SUBSCHEMA_MAPS:
+        children = schema.get(name)
+        if isinstance(children, dict):
+            for key, child in children.items():
+                found += unknown_keywords(child, f"{where}.{name}.{key}")
+    for name in _SUBSCHEMA_LISTS:
+        children = schema.get(name)
+        if isinstance(children, list):
+            for index, child in enumerate(children):
+                found += unknown_keywords(child, f"{where}.{name}[{index}]")
+    for name in _SUBSCHEMAS:
+        found += unknown_keywords(schema.get(name), f"{where}.{name}")
+    if isinstance(schema.get("items"), list):  # draft-07 tuple form
+        for index, child in enumerate(schema["items"]):
+            found += unknown_keywords(child, f"{where}.items[{index}]")
+    return found
