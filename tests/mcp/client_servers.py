@@ -8,6 +8,7 @@ Run as ``python client_servers.py MODE`` (stdio) or ``python client_servers.py M
 * ``strict``: one tool whose schema is already strict;
 * ``bad_schema``: one tool with an invalid JSON Schema;
 * ``exits``: writes a line to stderr and exits with status 3 before speaking MCP;
+* ``shop``: ``lookup_sku`` and ``order``, answering with JSON documents in text blocks;
 * ``faulty``: ``echo``, plus ``hang`` (blocks the server's event loop: the whole server stops
   answering), ``slow`` (answers after 1.5 s) and ``die`` (writes to stderr, then the process exits).
 """
@@ -96,6 +97,25 @@ def faulty_server() -> Any:
     return server._lowlevel_server
 
 
+def shop_server() -> Any:
+    """Answers as most servers do: a JSON document in a text block, no ``structuredContent``."""
+    import json
+
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("shop")
+
+    @server.tool(name="lookup_sku", description="Find the SKU of a product by name", structured_output=False)
+    def lookup_sku(name: str) -> str:
+        return json.dumps({"sku": f"SKU-{sum(map(ord, name)) % 1000:03d}", "name": name})
+
+    @server.tool(name="order", description="Order a quantity of a SKU", structured_output=False)
+    def order(sku: str, quantity: int) -> str:
+        return json.dumps({"order_id": f"O-{sku}-{quantity}", "sku": sku, "quantity": quantity})
+
+    return server._lowlevel_server
+
+
 def listed_server(tool: types.Tool) -> Any:
     from mcp.server import Server
 
@@ -133,6 +153,7 @@ def main() -> None:
     lowlevel = {
         "loose": loose_server,
         "faulty": faulty_server,
+        "shop": shop_server,
         "strict": lambda: listed_server(STRICT_TOOL),
         "bad_schema": lambda: listed_server(BAD_TOOL),
     }[mode]()

@@ -145,3 +145,43 @@ def test_a_tool_server_error_record_says_what_happened(tmp_path: Path) -> None:
     assert result.summary["n_error"] == 2
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert not any(flag["flag"] == "tool_implementation_error" for flag in summary["qc_flags"])
+
+
+def test_ref_resolves_against_json_text_results_of_the_users_own_server(tmp_path: Path) -> None:
+    """Issue 27, item 6: most servers answer with JSON in a text block; a ``$ref`` to a field of
+    that answer must resolve, or the oracle fails its own gold path (it did: 2 of 3)."""
+    path = tmp_path / "shop.yaml"
+    rows = [
+        {
+            "id": "find",
+            "instruction": "Find the SKU of the red mug.",
+            "expected": [{"tool": "lookup_sku", "arguments": {"name": "red mug"}}],
+        },
+        {
+            "id": "buy",
+            "instruction": "Order two red mugs.",
+            "expected": [
+                {"tool": "lookup_sku", "arguments": {"name": "red mug"}},
+                {"tool": "order", "arguments": {"sku": {"$ref": "lookup_sku.sku"}, "quantity": 2}},
+            ],
+        },
+        {
+            "id": "buy_blue",
+            "instruction": "Order one blue mug.",
+            "expected": [
+                {"tool": "lookup_sku", "arguments": {"name": "blue mug"}},
+                {"tool": "order", "arguments": {"sku": {"$ref": "lookup_sku.sku"}, "quantity": 1}},
+            ],
+        },
+    ]
+    path.write_text(json.dumps({"name": "shop", "cases": rows}))
+    result = callbench.run(
+        str(path), "oracle", "all", tools=server("shop"), out_dir=tmp_path / "run", progress="quiet"
+    )
+    for record in result.records:
+        assert record.status == "completed", record.error
+        assert all(record.verdicts[t].passed for t in TIERS), (record.case_id, record.verdicts)
+    buy = next(r for r in result.records if r.case_id == "buy")
+    sku = buy.trace.calls[0].result["sku"]  # the text block, read as the JSON it holds
+    assert buy.trace.calls[1].arguments == {"sku": sku, "quantity": 2}
+    assert result.summary["tiers"]["task-completion-execution"]["accuracy"] == 1.0

@@ -472,8 +472,14 @@ def print_suite_notes(run_dir: Path) -> None:
 
     header = read_header(run_dir)
     source = header.options.get("tool_source") or {}
-    for note in source.get("notes") or []:
-        console.print(f"  note: tools from {source.get('spec')}: {note}", markup=False, highlight=False)
+    notes = source.get("notes") or []
+    if notes:  # one line per server; what was done to each tool's schema is in run.json
+        console.print(
+            f"  note: tools from {source.get('spec')}: {len(notes)} tool schema(s) were not strict as "
+            "listed and were made strict (run.json → options.tool_source.notes says how)",
+            markup=False,
+            highlight=False,
+        )
     for info in header.suites:
         if info.notes:
             console.print(

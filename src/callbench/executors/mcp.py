@@ -27,6 +27,7 @@ notes on schemas that were not strict, and an executor bound to the same server.
 from __future__ import annotations
 
 import asyncio
+import json
 import traceback
 import weakref
 from dataclasses import dataclass, field
@@ -155,6 +156,22 @@ class McpExecutor(Executor):
             await asyncio.gather(*retiring, return_exceptions=True)
 
 
+def json_text_value(text: str) -> Any:
+    """A tool result given as text: the JSON object or array it holds, else the text itself.
+
+    Most MCP servers answer with a JSON document in a text block and no ``structuredContent``; read
+    as a value, a later call's ``$ref`` (``lookup_sku.sku``) resolves against it as it does against a
+    Python tool's result. Only a whole object or array counts: a text that merely looks like a
+    number (a commit id, ``42``) stays text."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return text
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return text
+
+
 class McpSession(ExecutorSession):
     """One case's calls, forwarded. Subclasses map arguments and reply texts and read the state."""
 
@@ -166,7 +183,7 @@ class McpSession(ExecutorSession):
         text = self.map_text(reply.text)
         if reply.is_error:
             return ToolOutcome.failure(text or f"tool {name!r} reported an error", mcp_is_error=True)
-        result: Any = reply.structured if reply.structured is not None else text
+        result: Any = reply.structured if reply.structured is not None else json_text_value(text)
         return ToolOutcome(ok=True, result=result, content=text)
 
     def map_arguments(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
