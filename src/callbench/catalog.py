@@ -195,6 +195,7 @@ BUILTIN_PROVIDERS = {
 }
 BUILTIN_EXECUTORS = {
     "contract": "callbench.executors.contract:ContractExecutor",
+    "python-bindings": "callbench.executors.python:SuiteBindingsExecutor",
 }
 BUILTIN_SCORERS = {
     "native-function-contract": "callbench.scoring.tiers:contract_tier",

@@ -465,6 +465,15 @@ def _fail_if_all_errored(summary: dict[str, Any], run_dir: Path) -> None:
         raise ProviderError(failed)
 
 
+EXECUTOR_WORDS = {
+    "contract": "synthetic results shaped by each contract: no tool ran",
+    "python": "real Python implementations",
+    "python-bindings": "the suite's own Python tools",
+    "mcp": "a live MCP server",
+}
+"""How the run's closing lines describe an executor (what ran the tools)."""
+
+
 def print_suite_notes(run_dir: Path) -> None:
     """One line per suite with load-time notes (the notes themselves are in run.json)."""
     from callbench.cli.common import console
@@ -481,6 +490,13 @@ def print_suite_notes(run_dir: Path) -> None:
             highlight=False,
         )
     for info in header.suites:
+        if info.executor:
+            what = EXECUTOR_WORDS.get(info.executor, "")
+            console.print(
+                f"  tools: suite {info.name}: {info.executor}{f' ({what})' if what else ''}",
+                markup=False,
+                highlight=False,
+            )
         if info.notes:
             console.print(
                 f"  note: suite {info.name}: {len(info.notes)} expected literal(s) equal their schema "

@@ -159,3 +159,27 @@ def _is_signature_error(exc: TypeError) -> bool:
         depth += 1
         tb = tb.tb_next
     return depth <= 1 and "argument" in str(exc)
+
+
+class SuiteBindingsExecutor(Executor):
+    """``python-bindings``: runs a path suite's own Python tools (``bindings:`` in ``suite.yaml``,
+    :mod:`callbench.suites.bindings`) like :class:`PythonExecutor` runs a benchmark's, one
+    :class:`PythonExecutor` per suite."""
+
+    name = "python-bindings"
+
+    def __init__(self) -> None:
+        self._by_suite: dict[int, PythonExecutor] = {}
+
+    def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
+        bindings = suite.bindings
+        if bindings is None:
+            raise ToolBug(
+                "python-bindings", ValueError(f"suite {suite.name!r} names no bindings"), "no traceback"
+            )
+        executor = self._by_suite.get(id(bindings))
+        if executor is None:
+            executor = self._by_suite[id(bindings)] = PythonExecutor(
+                bindings.functions, bindings.state_factory
+            )
+        return executor.start(case, workdir, suite)

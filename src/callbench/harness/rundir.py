@@ -204,6 +204,11 @@ def _provenance(spec: SuiteRef) -> dict[str, str | None]:
     return {"plugin": owner.distribution, "plugin_version": owner.version} if owner is not None else {}
 
 
+def _executor_name(executor: str | Executor) -> str:
+    """A suite's executor as run.json names it: the catalog name, or the instance's ``name``."""
+    return executor if isinstance(executor, str) else str(getattr(executor, "name", OBJECT_SPEC))
+
+
 def _executor_label(executor: str | Executor | None) -> str | None:
     return executor if executor is None or isinstance(executor, str) else OBJECT_SPEC
 
@@ -298,6 +303,7 @@ def _header(
                 data_versions=dict(s.metadata.get("data_versions") or {}),
                 notes=suite_notes(s, list(scorers.get(s.name, ()))),
                 version=s.version,
+                executor=_executor_label(config.executor) or _executor_name(s.executor),
                 **_provenance(spec),
             )
             for spec, s in zip(config.suites, suites, strict=True)

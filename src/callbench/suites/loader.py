@@ -10,7 +10,8 @@ import yaml
 from pydantic import ValidationError
 
 from callbench.errors import SuiteError
-from callbench.suites.suite import DEFAULT_SYSTEM_PROMPT, DEFAULT_TIERS, Suite
+from callbench.suites.bindings import load_bindings
+from callbench.suites.suite import BINDINGS_EXECUTOR, DEFAULT_SYSTEM_PROMPT, DEFAULT_TIERS, Suite
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 
@@ -78,11 +79,25 @@ def _build(
 ) -> Suite:
     name = str(header.get("name", name_default))
     _check_unique(cases, source)
+    bindings = None
+    executor = header.get("executor", "contract")
+    if header.get("bindings") is not None:
+        # The suite's own Python tools (suites/bindings.py), run by the python-bindings executor.
+        base = Path(source) if Path(source).is_dir() else Path(source).parent
+        where = str(next((base / n for n in SUITE_FILE_NAMES if (base / n).is_file()), source))
+        if "executor" in header:
+            raise SuiteError(f"{where}: give either executor or bindings, not both")
+        state = header.get("state")
+        bindings = load_bindings(
+            str(header["bindings"]), str(state) if state else None, base, registry, where
+        )
+        executor = BINDINGS_EXECUTOR
     suite = Suite(
         name=name,
         cases=cases,
         registry=registry,
-        executor=header.get("executor", "contract"),
+        executor=executor,
+        bindings=bindings,
         scorers=list(header.get("scorers", DEFAULT_TIERS)),
         system_prompt=header.get("system_prompt", DEFAULT_SYSTEM_PROMPT),
         description=header.get("description", ""),

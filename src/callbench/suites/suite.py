@@ -38,6 +38,10 @@ class SuiteOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+BINDINGS_EXECUTOR = "python-bindings"
+"""The executor of a suite that names its own Python tools (``bindings:`` in ``suite.yaml``)."""
+
+
 @dataclass
 class Suite:
     """A named collection of cases with everything needed to run and score them."""
@@ -48,6 +52,9 @@ class Suite:
     executor: str | Any = "contract"
     """Default executor: a catalog name or an :class:`callbench.executors.base.Executor` instance (typed
     loosely here because suites sit below executors in the layers)."""
+    bindings: Any = None
+    """A path suite's own Python tools (:class:`callbench.suites.bindings.Bindings`), run by the
+    ``python-bindings`` executor; ``None`` otherwise."""
     scorers: list[str] = field(default_factory=lambda: list(DEFAULT_TIERS))
     """Default scorers when the user asks for none."""
     system_prompt: str = DEFAULT_SYSTEM_PROMPT

@@ -31,6 +31,9 @@ class SuiteInfo(BaseModel):
     """Load-time findings that change how verdicts read (see :mod:`callbench.scoring.lint`)."""
     version: str | None = None
     """The suite's own version (``Suite.version``)."""
+    executor: str | None = None
+    """What ran the suite's tools: ``contract`` (synthetic results, no tool ran), ``python``,
+    ``python-bindings`` (the suite's own Python tools), ``mcp``..., or the run's ``--executor``."""
     plugin: str | None = None
     """The distribution whose plugin registered the suite (``callbench`` for the built-ins; none for a
     suite loaded from a path)."""
