@@ -178,3 +178,20 @@ def test_a_suite_defined_in_python_loads_by_file_and_function(
                      "--out", str(tmp_path / "b")])  # fmt: skip
         err = capsys.readouterr().err
         assert code == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_a_contract_only_suite_says_its_execution_tiers_saw_no_real_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27, item 2: without bindings the contract executor answers with synthetic results; the
+    run table marks the execution tiers and names the executor, where it used to read 100% silently."""
+    synthetic = make_suite(tmp_path, header="name: shop\n")
+    assert main(["run", "--suite", str(synthetic), "--model", "oracle", "--out", str(tmp_path / "a")]) == 0
+    shown = capsys.readouterr().out
+    assert "real-tool-execution ‡" in shown and "task-completion-execution ‡" in shown
+    assert "synthetic results: no tool ran in shop" in " ".join(shown.split())
+    assert "tools: suite shop: contract" in shown
+    real = make_suite(tmp_path / "real")
+    assert main(["run", "--suite", str(real), "--model", "oracle", "--out", str(tmp_path / "b")]) == 0
+    shown = capsys.readouterr().out
+    assert "‡" not in shown and "tools: suite shop: python-bindings (the suite's own Python tools)" in shown

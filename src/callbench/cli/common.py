@@ -94,8 +94,30 @@ def as_summary(summary: Summary | Mapping[str, Any]) -> Summary:
     return summary if isinstance(summary, Summary) else Summary.from_json_dict(summary)
 
 
-def summary_table(summary: Summary | Mapping[str, Any], title: str | None = None) -> RichTable:
-    """Strict accuracy per scorer (tier); partial score shown apart, labelled diagnostic."""
+EXECUTION_TIERS = ("real-tool-execution", "task-completion-execution")
+"""The tiers whose verdicts rest on what the tools returned."""
+SYNTHETIC = "synthetic results: no tool ran"
+
+
+def synthetic_suites(run_dir: Any) -> list[str]:
+    """The suites of the run in ``run_dir`` whose tools answered with synthetic results (the
+    ``contract`` executor): their execution tiers judged no real execution."""
+    if run_dir is None:
+        return []
+    from callbench.harness.runfolder import read_header
+
+    try:
+        header = read_header(Path(run_dir))
+    except Exception:  # noqa: BLE001 - a folder without a readable run.json: nothing to say
+        return []
+    return [info.name for info in header.suites if info.executor == "contract"]
+
+
+def summary_table(
+    summary: Summary | Mapping[str, Any], title: str | None = None, synthetic: Collection[str] = ()
+) -> RichTable:
+    """Strict accuracy per scorer (tier); partial score shown apart, labelled diagnostic. With
+    ``synthetic`` (suites whose tools gave synthetic results), the execution tiers' rows say so."""
     summary = as_summary(summary)
     table = RichTable(title=title or f"{summary.model}  ·  harness mode: {summary.harness_mode}")
     # Cases cut at the output limit or over the context window: accuracy without them, beside.
@@ -115,8 +137,12 @@ def summary_table(summary: Summary | Mapping[str, Any], title: str | None = None
             "; †limited: cases cut at the output token limit or refused for the context window, "
             "and the accuracy without them"
         )
+    if synthetic:
+        table.caption += f"; ‡{SYNTHETIC} in {', '.join(synthetic)}: execution tiers judged contract results"
     for name, figures in summary.tiers.items():
+        marked = name in EXECUTION_TIERS and bool(synthetic)
         name = f"{name} (diagnostic)" if figures.diagnostic else name  # shown, never a pass criterion
+        name = f"{name} ‡" if marked else name
         without = figures.accuracy_without_serving_limits if figures.n_serving_limited else figures.accuracy
         extra = [str(figures.n_serving_limited), _pct(without)] if limits else []
         if not figures.n and figures.n_not_applicable:  # e.g. state-match on a stateless executor
@@ -169,7 +195,7 @@ def print_summary(
     from callbench.report.serving import serving_lines
 
     summary = only_tiers(as_summary(summary), only)
-    console.print(summary_table(summary))
+    console.print(summary_table(summary, synthetic=synthetic_suites(run_dir)))
     recall = summary.retrieval_recall
     extra = [f"retrieval recall {_pct(recall)}"] if recall is not None else []
     extra.append(f"{summary.n_completed} completed, {summary.n_error} error records")
