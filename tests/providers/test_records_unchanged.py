@@ -8,6 +8,10 @@ summary without its timing figures, and, over HTTP, one digest per request body 
 The request digests alone were re-written in issue 25, when an assistant turn with tool calls began
 to carry ``"content": ""`` instead of ``null`` (llama-cpp-python's server refuses ``null``); with
 ``null`` put back, all 39 digests matched the old ones, so that is the only change in what is sent.
+They were re-written again in issue 27, when the starter's ``get_weather`` contract lost the junk key
+``"e.g. Paris": null`` (an unquoted YAML flow mapping) and its description became ``City name, e.g.
+Paris``: each of the 39 bodies differs from the old one by exactly that fragment (record lines,
+summaries and the cache key unchanged).
 """
 
 from __future__ import annotations
