@@ -21,10 +21,12 @@ and what is wrong.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
 import inspect
+import keyword
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,6 +36,9 @@ from typing import Any
 
 from callbench.errors import SuiteError
 from callbench.tools.registry import ToolRegistry
+
+RENAMES = "__callbench_renames__"
+"""Attribute of a wrapped tool function: contract parameter -> the Python name it is passed as."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,34 @@ def load_bindings(spec: str, state: str | None, base: Path, registry: ToolRegist
         if not callable(factory) or isinstance(factory, ModuleType):
             raise SuiteError(f"{where}: state: {state!r} is not a function (write FILE_OR_MODULE:FUNCTION)")
         state_factory = factory
+    functions = {name: _keyword_parameters(function, registry, name) for name, function in functions.items()}
     check_bindings(functions, registry, where, with_state=state_factory is not None)
     return Bindings(functions, state_factory, spec)
+
+
+def _keyword_parameters(function: Any, registry: ToolRegistry, name: str) -> Any:
+    """``function`` taking its contract's Python-keyword parameters (``from``) under the names a
+    Python function can have (``from_``), as ``callbench contracts from-python`` writes them."""
+    if name not in registry or not callable(function):
+        return function
+    try:
+        accepted = set(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return function
+    renames = {
+        parameter: f"{parameter}_"
+        for parameter in registry.get(name).parameters.get("properties") or {}
+        if keyword.iskeyword(parameter) and parameter not in accepted and f"{parameter}_" in accepted
+    }
+    if not renames:
+        return function
+
+    @functools.wraps(function)
+    def renamed(*args: Any, **arguments: Any) -> Any:
+        return function(*args, **{renames.get(key, key): value for key, value in arguments.items()})
+
+    renamed.__dict__[RENAMES] = renames  # the load-time check binds the contract's names through it
+    return renamed
 
 
 def check_bindings(
@@ -97,8 +128,9 @@ def _check_signature(
         return  # a builtin without a signature: nothing to check
     parameters = list(registry.get(name).parameters.get("properties") or {})
     leading = [None] if with_state else []
+    renames = getattr(function, RENAMES, {})
     try:
-        signature.bind(*leading, **dict.fromkeys(parameters))
+        signature.bind(*leading, **{renames.get(p, p): None for p in parameters})
     except TypeError as exc:
         origin = _origin(function)
         shape = "fn(state, **arguments)" if with_state else "fn(**arguments)"
