@@ -207,3 +207,64 @@ def test_a_reference_to_a_call_only_step_is_refused() -> None:
         {"tool": "get_forecast", "arguments": {"town": {"$ref": "look.city"}}},
     )
     assert "step 'get_forecast': $ref 'look.city' names call-only step 'look'" in message
+
+
+# --- a $ref path checked against the named step's declared result schema (issue 27, item 4) -------
+
+
+def _ref_suite(ref: str, result_schema: dict[str, Any] | None) -> Suite:
+    lookup: dict[str, Any] = {
+        "name": "lookup_sku",
+        "parameters": {"type": "object", "properties": {"name": {"type": "string"}}},
+    }
+    if result_schema is not None:
+        lookup["result_schema"] = result_schema
+    order = {"name": "order", "parameters": {"type": "object", "properties": {"sku": {"type": "string"}}}}
+    registry = ToolRegistry()
+    for contract in (lookup, order):
+        registry.add(ToolContract.model_validate(contract))
+    case = Case(
+        id="buy",
+        instruction="Buy a mug.",
+        expected=[
+            {"tool": "lookup_sku", "arguments": {"name": "mug"}},
+            {"tool": "order", "arguments": {"sku": {"$ref": ref}}},
+        ],
+    )
+    return Suite(name="shop", cases=[case], registry=registry, source="shop.yaml")
+
+
+VARIANT = {"type": "object", "properties": {"sku": {"type": "string"}}, "additionalProperties": False}
+RESULT = {
+    "type": "object",
+    "properties": {"sku": {"type": "string"}, "variants": {"type": "array", "items": VARIANT}},
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize("ref", ["lookup_sku.sku", "lookup_sku.variants[0].sku", "lookup_sku"])
+def test_a_ref_the_result_schema_has_loads(ref: str) -> None:
+    assert _ref_suite(ref, RESULT).cases[0].id == "buy"
+
+
+@pytest.mark.parametrize(
+    ("ref", "missing"),
+    [
+        ("lookup_sku.skuu", "skuu"),
+        ("lookup_sku.variants[0].id", "variants[0].id"),
+        ("lookup_sku.sku.x", "sku.x"),
+    ],
+)
+def test_a_ref_the_result_schema_lacks_is_one_line(ref: str, missing: str) -> None:
+    with pytest.raises(SuiteError) as info:
+        _ref_suite(ref, RESULT)
+    message = str(info.value)
+    assert (
+        message.startswith("shop.yaml: case 'buy': step 'order': $ref") and f"has no {missing!r}" in message
+    )
+    assert "\n" not in message
+
+
+def test_without_a_result_schema_any_ref_path_loads() -> None:
+    assert _ref_suite("lookup_sku.anything[3].deep", None).cases
+    assert _ref_suite("lookup_sku.extra", {"type": "object", "properties": {"sku": {"type": "string"}}}).cases

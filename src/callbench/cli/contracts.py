@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 
 contracts_app = typer.Typer(help="Write tool contracts.", no_args_is_help=True)
 
@@ -25,6 +24,8 @@ def from_python(
 ) -> None:
     """One strict contract per public function (type hints, defaults, docstrings); every parameter that
     could not be typed is reported. The file's functions can then be a suite's ``bindings``."""
+    import yaml  # on use: `callbench --help` stays light (tests/cli/test_startup_imports.py)
+
     from callbench.errors import UserError
     from callbench.suites.bindings import import_location
     from callbench.tools.from_python import contracts_from_module

@@ -37,6 +37,7 @@ from callbench.errors import SuiteError
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import DSL_KEYS, REF_PATTERN, Case, iter_dsl
 from callbench.types.contract import ToolContract
+from callbench.types.dsl import path_tokens
 from callbench.types.names import did_you_mean
 
 _COMPANIONS = {"$any": {"example"}, "$pattern": {"example"}, "$default": set(), "$ref": set()}
@@ -54,7 +55,7 @@ def check_suite(source: str, cases: list[Case], registry: ToolRegistry) -> None:
     for case in cases:
         where = f"{case.origin or source}: case {case.id!r}"
         inline = {t.name: t for t in case.inline_contracts()}
-        problem = _ref_to_call_only(case)
+        problem = _ref_to_call_only(case) or _ref_outside_result_schema(case, inline, registry)
         if problem:
             raise SuiteError(f"{where}: {problem}")
         for step in case.expected:
@@ -84,6 +85,57 @@ def _ref_to_call_only(case: Case) -> str | None:
                     f"{match.group('step')!r}, whose call is never executed, so it can never resolve"
                 )
     return None
+
+
+def _ref_outside_result_schema(
+    case: Case, inline: dict[str, ToolContract], registry: ToolRegistry
+) -> str | None:
+    """A ``$ref`` path that no declared result schema of the named step's tools has (a typo such as
+    ``lookup_sku.skuu``) could never resolve; a tool without a result schema accepts any path."""
+    steps = {step.id: step for step in case.expected}
+    for step in case.expected:
+        for marker in iter_dsl(step.arguments):
+            match = REF_PATTERN.match(str(marker.get("$ref", "")))
+            if not match or match.group("step") not in steps or not match.group("path"):
+                continue
+            tokens = path_tokens(match.group("path"))
+            schemas = []
+            for name in steps[match.group("step")].tools:
+                contract = inline.get(name) or registry.find(name)
+                schemas.append(contract.result_schema if contract is not None else None)
+            if any(schema is None or _schema_has_path(schema, tokens) for schema in schemas):
+                continue
+            return (
+                f"step {step.id!r}: $ref {marker['$ref']!r}: the result schema of "
+                f"{' / '.join(steps[match.group('step')].tools)} has no {match.group('path')!r}, so the "
+                "reference can never resolve"
+            )
+    return None
+
+
+def _schema_has_path(schema: Any, tokens: list[str], root: Any = None) -> bool:
+    """Whether a value valid under ``schema`` may have the path ``tokens`` (a shape the schema does not
+    pin down: yes). ``root`` resolves local ``$ref``s."""
+    root = schema if root is None else root
+    for position, token in enumerate(tokens):
+        schema = _resolve(schema, root)
+        if not isinstance(schema, dict):
+            return True
+        branches = [*(schema.get("anyOf") or []), *(schema.get("oneOf") or []), *(schema.get("allOf") or [])]
+        if branches:
+            return any(_schema_has_path(branch, tokens[position:], root) for branch in branches)
+        if token.startswith("[") or token.isdigit():
+            if "items" not in schema:
+                return schema.get("type") in (None, "array")
+            schema = schema["items"]
+            continue
+        properties = schema.get("properties")
+        if isinstance(properties, dict) and token in properties:
+            schema = properties[token]
+            continue
+        # an undeclared key: only where the schema forbids other keys or the value is no object
+        return schema.get("additionalProperties") is not False and schema.get("type") in (None, "object")
+    return True
 
 
 def _context(contract: ToolContract) -> Context:

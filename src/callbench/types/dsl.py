@@ -95,6 +95,11 @@ def ref_lookup(step_calls: dict[str, str], results: dict[str, Any]) -> RefLookup
     return lookup
 
 
+def path_tokens(path: str) -> list[str]:
+    """The parts of a ``$ref`` path: ``a.b[0].c`` -> ``["a", "b", "[0]", "c"]``."""
+    return list(_TOKEN.findall(path))
+
+
 def follow_path(value: Any, path: str) -> tuple[bool, Any]:
     """Follow ``a.b[0].c`` into nested dicts/lists; ``(False, None)`` when a part is absent."""
     for token in _TOKEN.findall(path):
