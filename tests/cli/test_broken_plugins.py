@@ -12,13 +12,12 @@ distribution and version provided the suite a run used.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from plugin_site import install_plugin
+from plugin_site import run_cli as callbench
 
 PLUGIN_CODE = """
 from callbench.suites.suite import Suite
@@ -75,30 +74,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (pkg / "cbplugin_zoo" / "__init__.py").write_text(PLUGIN_CODE)
     (pkg / "callbench_zoo_extra" / "__init__.py").write_text("import zoo_weather_data_not_installed\n")
     target = root / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(pkg),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install_plugin(pkg, target)
     return target
-
-
-def callbench(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(
-        [sys.executable, "-m", "callbench.cli.main", *args], env=env, cwd=cwd, capture_output=True, text=True
-    )
 
 
 def warning_lines(stderr: str) -> list[str]:

@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+from plugin_site import install_plugin
+
 from callbench.cli.main import main
 
 
@@ -84,22 +86,7 @@ parameters={"type": "object", "properties": {"n": {"type": "integer"}}})
     """)
     )
     target = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(pkg),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install_plugin(pkg, target)
     script = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); import callbench; "
         "r = callbench.run('demo', 'oracle', 'all', out_dir=sys.argv[2], progress='quiet'); "

@@ -5,12 +5,11 @@ its state check and its own scorer judge real calls, and ``run.json`` names it."
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from plugin_site import install_plugin
+from plugin_site import run_cli as callbench
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugin-weather"
 
@@ -18,30 +17,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugin-weather"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("weather") / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install_plugin(EXAMPLE, target)
     return target
-
-
-def callbench(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(
-        [sys.executable, "-m", "callbench.cli.main", *args], env=env, cwd=cwd, capture_output=True, text=True
-    )
 
 
 def test_the_example_plugin_passes_its_self_test(site: Path, tmp_path: Path) -> None:

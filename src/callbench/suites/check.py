@@ -55,7 +55,7 @@ def check_suite(source: str, cases: list[Case], registry: ToolRegistry) -> None:
     for case in cases:
         where = f"{case.origin or source}: case {case.id!r}"
         inline = {t.name: t for t in case.inline_contracts()}
-        problem = _ref_to_call_only(case) or _ref_outside_result_schema(case, inline, registry)
+        problem = _ref_problem(case, inline, registry)
         if problem:
             raise SuiteError(f"{where}: {problem}")
         for step in case.expected:
@@ -71,46 +71,43 @@ def check_suite(source: str, cases: list[Case], registry: ToolRegistry) -> None:
                 raise SuiteError(f"{where}: step {step.id!r}: {problem}")
 
 
-def _ref_to_call_only(case: Case) -> str | None:
-    """A ``$ref`` to a call-only step can never resolve: that step's call is never executed."""
-    call_only = {step.id for step in case.expected if step.call_only}
-    if not call_only:
-        return None
-    for step in case.expected:
-        for marker in iter_dsl(step.arguments):
-            match = REF_PATTERN.match(str(marker.get("$ref", "")))
-            if match and match.group("step") in call_only:
-                return (
-                    f"step {step.id!r}: $ref {marker['$ref']!r} names call-only step "
-                    f"{match.group('step')!r}, whose call is never executed, so it can never resolve"
-                )
-    return None
-
-
-def _ref_outside_result_schema(
-    case: Case, inline: dict[str, ToolContract], registry: ToolRegistry
-) -> str | None:
-    """A ``$ref`` path that no declared result schema of the named step's tools has (a typo such as
-    ``lookup_sku.skuu``) could never resolve; a tool without a result schema accepts any path."""
+def _ref_problem(case: Case, inline: dict[str, ToolContract], registry: ToolRegistry) -> str | None:
+    """The first ``$ref`` of ``case`` that can never resolve: one naming a call-only step (that call is
+    never executed), or a path that none of the named step's tools' declared result schemas has (a
+    typo such as ``lookup_sku.skuu``; a tool without a result schema accepts any path)."""
     steps = {step.id: step for step in case.expected}
     for step in case.expected:
         for marker in iter_dsl(step.arguments):
             match = REF_PATTERN.match(str(marker.get("$ref", "")))
-            if not match or match.group("step") not in steps or not match.group("path"):
+            target = steps.get(match.group("step")) if match else None
+            if match is None or target is None:
                 continue
-            tokens = path_tokens(match.group("path"))
-            schemas = []
-            for name in steps[match.group("step")].tools:
-                contract = inline.get(name) or registry.find(name)
-                schemas.append(contract.result_schema if contract is not None else None)
-            if any(schema is None or _schema_has_path(schema, tokens) for schema in schemas):
-                continue
-            return (
-                f"step {step.id!r}: $ref {marker['$ref']!r}: the result schema of "
-                f"{' / '.join(steps[match.group('step')].tools)} has no {match.group('path')!r}, so the "
-                "reference can never resolve"
-            )
+            if target.call_only:
+                return (
+                    f"step {step.id!r}: $ref {marker['$ref']!r} names call-only step "
+                    f"{target.id!r}, whose call is never executed, so it can never resolve"
+                )
+            if match.group("path") and not _some_result_has(
+                target.tools, match.group("path"), inline, registry
+            ):
+                return (
+                    f"step {step.id!r}: $ref {marker['$ref']!r}: the result schema of "
+                    f"{' / '.join(target.tools)} has no {match.group('path')!r}, so the "
+                    "reference can never resolve"
+                )
     return None
+
+
+def _some_result_has(
+    tools: list[str], path: str, inline: dict[str, ToolContract], registry: ToolRegistry
+) -> bool:
+    tokens = path_tokens(path)
+    for name in tools:
+        contract = inline.get(name) or registry.find(name)
+        schema = contract.result_schema if contract is not None else None
+        if schema is None or _schema_has_path(schema, tokens):
+            return True
+    return False
 
 
 def _schema_has_path(schema: Any, tokens: list[str], root: Any = None) -> bool:
