@@ -88,12 +88,14 @@ class ToolBug(CallbenchError):
         self.traceback = traceback_text
 
 
-ToolServerFaultKind = Literal["tool_server_timeout", "tool_server_lost"]
+ToolServerFaultKind = Literal["tool_server_timeout", "tool_server_lost", "tool_server_bad_result"]
 
 
 class ToolServerFault(CallbenchError):
-    """A live tool server did not answer a call in time (``tool_server_timeout``) or died, broke the
-    connection or could not be started again (``tool_server_lost``): the case's error record type."""
+    """A live tool server did not answer a call in time (``tool_server_timeout``), died, broke the
+    connection or could not be started again (``tool_server_lost``), or answered with structured
+    content its own declared ``outputSchema`` refuses (``tool_server_bad_result``): the case's error
+    record type."""
 
     def __init__(self, kind: ToolServerFaultKind, message: str) -> None:
         super().__init__(message)

@@ -16,7 +16,9 @@ def test_ctrl_c_exits_130_and_names_the_resume_command(tmp_path: Path) -> None:
     run = tmp_path / "run"
     command = [sys.executable, "-m", "callbench.cli.main", "run", "--suite", "starter", "--model", "oracle"]
     live = subprocess.Popen(
-        [*command, "--delay", "0.5", "-o", str(run), "--progress", "quiet"],
+        # one case at a time: 16 x 0.5 s leaves seconds between the second record and the run's end,
+        # so a loaded machine cannot finish the run before the signal lands (it did, at concurrency 8)
+        [*command, "--delay", "0.5", "--concurrency", "1", "-o", str(run), "--progress", "quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

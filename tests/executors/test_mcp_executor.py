@@ -132,3 +132,37 @@ def test_through_a_run_tool_errors_are_scored_and_a_dead_server_is_an_error_reco
     assert records["fails"].trace.calls[0].error == "Error executing tool fail: refused: x"
     assert records["dies"].status == "error"
     assert records["dies"].error.type == "tool_server_lost"
+
+
+TYPED = f"stdio:{sys.executable} {SERVERS} typed"
+
+
+def test_declared_output_schemas_become_result_schemas_and_a_broken_one_is_noted():
+    source = load_mcp_tools(f"mcp:{TYPED}")
+    sku = source.registry.get("lookup_sku")
+    assert sku.result_schema is not None and set(sku.result_schema["properties"]) == {"sku", "name"}
+    assert source.registry.get("vague").result_schema is None  # 'numbr' is no JSON Schema type
+    vague_note = next(note for note in source.notes if "'vague'" in note)
+    assert "ignored its outputSchema" in vague_note and "numbr" in vague_note
+
+
+def test_structured_content_breaking_the_declared_schema_is_the_servers_fault(tmp_path):
+    """A reply whose structuredContent its own outputSchema refuses is no answer the model can be
+    scored on: an error record (``tool_server_bad_result``), and the connection keeps serving."""
+    executor = McpExecutor(TYPED)
+
+    async def play():
+        session = executor.start(None, tmp_path, None)  # type: ignore[arg-type]
+        try:
+            with pytest.raises(ToolServerFault) as broken:
+                await session.call("miscount", {})
+            after = await session.call("lookup_sku", {"name": "mug"})
+            return broken.value, after
+        finally:
+            await executor.aclose()
+
+    broken, after = asyncio.run(play())
+    assert broken.kind == "tool_server_bad_result"
+    assert "Invalid structured content returned by tool miscount" in str(broken)
+    assert "\n" not in str(broken)
+    assert after.ok and after.result == {"sku": "SKU-329", "name": "mug"}  # structuredContent, not text

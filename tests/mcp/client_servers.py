@@ -9,6 +9,9 @@ Run as ``python client_servers.py MODE`` (stdio) or ``python client_servers.py M
 * ``bad_schema``: one tool with an invalid JSON Schema;
 * ``exits``: writes a line to stderr and exits with status 3 before speaking MCP;
 * ``shop``: ``lookup_sku`` and ``order``, answering with JSON documents in text blocks;
+* ``typed``: ``lookup_sku`` and ``order`` declaring an ``outputSchema`` and answering with
+  ``structuredContent``, ``miscount`` whose answer breaks its own ``outputSchema``, and ``vague`` whose
+  ``outputSchema`` is no valid JSON Schema;
 * ``faulty``: ``echo``, plus ``hang`` (blocks the server's event loop: the whole server stops
   answering), ``slow`` (answers after 1.5 s) and ``die`` (writes to stderr, then the process exits).
 """
@@ -116,6 +119,74 @@ def shop_server() -> Any:
     return server._lowlevel_server
 
 
+SKU_SCHEMA = {
+    "type": "object",
+    "properties": {"sku": {"type": "string"}, "name": {"type": "string"}},
+    "required": ["sku", "name"],
+    "additionalProperties": False,  # so a $ref to any other key can never resolve
+}
+ORDER_SCHEMA = {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}
+TYPED_TOOLS = [
+    types.Tool(
+        name="lookup_sku",
+        description="Find the SKU of a product by name",
+        input_schema={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        output_schema=SKU_SCHEMA,
+    ),
+    types.Tool(
+        name="order",
+        description="Order a quantity of a SKU",
+        input_schema={
+            "type": "object",
+            "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
+            "required": ["sku", "quantity"],
+        },
+        output_schema=ORDER_SCHEMA,
+    ),
+    types.Tool(
+        name="miscount",
+        description="Count items (its answer breaks its own output schema)",
+        input_schema={"type": "object", "properties": {}},
+        output_schema={"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]},
+    ),
+    types.Tool(
+        name="vague",
+        description="A tool whose output schema is not a valid JSON Schema",
+        input_schema={"type": "object", "properties": {}},
+        output_schema={"type": "object", "properties": {"n": {"type": "numbr"}}},
+    ),
+]
+
+
+def typed_server() -> Any:
+    """Tools that declare an ``outputSchema`` and answer with ``structuredContent`` (low level, so that
+    one of them can break its own schema, which the SDK's high-level server would not let it do)."""
+    import json
+
+    from mcp.server import Server
+
+    def answer(value: dict[str, Any]) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(value))], structured_content=value
+        )
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=TYPED_TOOLS)
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        arguments = params.arguments or {}
+        if params.name == "lookup_sku":
+            name = arguments["name"]
+            return answer({"sku": f"SKU-{sum(map(ord, name)) % 1000:03d}", "name": name})
+        if params.name == "order":
+            return answer({"order_id": f"O-{arguments['sku']}-{arguments['quantity']}"})
+        if params.name == "miscount":
+            return answer({"count": "many"})
+        return answer({"n": 1})
+
+    return Server("typed", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
 def listed_server(tool: types.Tool) -> Any:
     from mcp.server import Server
 
@@ -154,6 +225,7 @@ def main() -> None:
         "loose": loose_server,
         "faulty": faulty_server,
         "shop": shop_server,
+        "typed": typed_server,
         "strict": lambda: listed_server(STRICT_TOOL),
         "bad_schema": lambda: listed_server(BAD_TOOL),
     }[mode]()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import callbench
-from callbench.errors import ConfigError
+from callbench.errors import ConfigError, SuiteError
 
 SERVERS = Path(__file__).with_name("client_servers.py")
 TIERS = ("native-function-contract", "real-tool-execution", "task-completion-execution")
@@ -185,3 +185,54 @@ def test_ref_resolves_against_json_text_results_of_the_users_own_server(tmp_path
     sku = buy.trace.calls[0].result["sku"]  # the text block, read as the JSON it holds
     assert buy.trace.calls[1].arguments == {"sku": sku, "quantity": 2}
     assert result.summary["tiers"]["task-completion-execution"]["accuracy"] == 1.0
+
+
+def typed_shop(root: Path, ref: str) -> Path:
+    path = root / "typed-shop.yaml"
+    rows = [
+        {
+            "id": "buy",
+            "instruction": "Order two red mugs.",
+            "expected": [
+                {"tool": "lookup_sku", "arguments": {"name": "red mug"}},
+                {"tool": "order", "arguments": {"sku": {"$ref": ref}, "quantity": 2}},
+            ],
+        },
+        {
+            "id": "count",
+            "instruction": "Count the items.",
+            "expected": [{"tool": "miscount", "arguments": {}}],
+        },
+    ]
+    path.write_text(json.dumps({"name": "typed-shop", "cases": rows}))
+    return path
+
+
+def test_a_ref_the_servers_output_schema_cannot_have_is_refused_before_any_case_runs(tmp_path: Path) -> None:
+    with pytest.raises(
+        SuiteError, match=r"typed-shop\.yaml:1: case 'buy': step 'order': \$ref 'lookup_sku\.skew'"
+    ):
+        callbench.run(
+            str(typed_shop(tmp_path, "lookup_sku.skew")),
+            "oracle",
+            tools=server("typed"),
+            out_dir=tmp_path / "run",
+            progress="quiet",
+        )
+
+
+def test_structured_results_resolve_refs_and_a_broken_result_is_an_error_record(tmp_path: Path) -> None:
+    result = callbench.run(
+        str(typed_shop(tmp_path, "lookup_sku.sku")),
+        "oracle",
+        "all",
+        tools=server("typed"),
+        out_dir=tmp_path / "run",
+        progress="quiet",
+    )
+    records = {r.case_id: r for r in result.records}
+    buy, count = records["buy"], records["count"]
+    assert all(buy.verdicts[t].passed for t in TIERS), buy.verdicts
+    assert buy.trace.calls[1].arguments == {"sku": buy.trace.calls[0].result["sku"], "quantity": 2}
+    assert count.error is not None and count.error.type == "tool_server_bad_result"  # never the model's
+    assert result.summary["n_error"] == 1

@@ -3,7 +3,9 @@
 A reply the tool marks ``isError`` (or a JSON-RPC error about the call from a live server) is an
 expected failure: the model hears the message and the call is scored as a failed execution. A server
 that died, a broken connection or a call that timed out is infrastructure: the session raises
-:class:`~callbench.errors.ToolServerFault` (``tool_server_lost``, ``tool_server_timeout``), so the
+:class:`~callbench.errors.ToolServerFault` (``tool_server_lost``, ``tool_server_timeout``; a
+reply whose structured content breaks the tool's own declared ``outputSchema`` is
+``tool_server_bad_result``), so the
 case becomes an error record (counted, excluded from accuracy, re-run by ``--resume``). The time a
 call waits on the server is the server's, not the model's: the case clock hears of it as of a model
 request, and a case limit that runs out during it is a ``tool_server_timeout`` error record too.
@@ -37,6 +39,7 @@ from typing import Any
 from callbench.errors import ToolBug, ToolServerFault
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, run_sync
 from callbench.mcp.client import (
+    McpBadResult,
     McpCallResult,
     McpConnection,
     McpConnectionLost,
@@ -136,6 +139,8 @@ class McpExecutor(Executor):
             ) from exc
         except McpServerError as exc:  # could not be started again after a loss
             raise ToolServerFault("tool_server_lost", str(exc)) from exc
+        except McpBadResult as exc:  # the server broke its own outputSchema: its fault, not the model's
+            raise ToolServerFault("tool_server_bad_result", str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - infrastructure, never the model's fault
             raise ToolBug(name, exc, traceback.format_exc()) from exc
         finally:

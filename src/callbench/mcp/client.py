@@ -53,6 +53,24 @@ class McpConnectionLost(CallbenchError):
         """The server did not answer within the call time-out (rather than going away)."""
 
 
+class McpBadResult(CallbenchError):
+    """A server answered a call with structured content that breaks the ``outputSchema`` it declared
+    for the tool (or declared one it cannot validate against): the server's fault, not the caller's."""
+
+
+# The official SDK checks every structuredContent against the tool's declared outputSchema and raises
+# a RuntimeError with one of these texts when it does not hold.
+_BAD_RESULT_TEXTS = (
+    "Invalid structured content returned by tool",
+    "has an output schema but did not return structured content",
+    "Invalid schema for tool",
+)
+
+
+def _is_bad_result(error: RuntimeError) -> bool:
+    return any(text in str(error) for text in _BAD_RESULT_TEXTS)
+
+
 @dataclass(frozen=True)
 class McpServerSpec:
     """Where an MCP server is: a stdio command or a streamable HTTP URL."""
@@ -109,6 +127,8 @@ class McpTool:
     input_schema: Any
     annotations: dict[str, Any] = field(default_factory=dict)
     title: str | None = None
+    output_schema: Any = None
+    """The ``outputSchema`` the tool declares for its ``structuredContent`` (``None``: none)."""
 
 
 @dataclass(frozen=True)
@@ -297,6 +317,7 @@ class McpConnection:
                         input_schema=tool.input_schema,
                         annotations=annotations,
                         title=tool.title,
+                        output_schema=tool.output_schema,
                     )
                 )
             cursor = page.next_cursor
@@ -329,6 +350,11 @@ class McpConnection:
             raise McpConnectionLost(self._timed_out(), timed_out=True) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
             raise McpConnectionLost(self._lost(exc)) from None
+        except RuntimeError as exc:
+            if not _is_bad_result(exc):
+                raise
+            # the SDK's first line says what broke; the rest is jsonschema's multi-line detail
+            raise McpBadResult(f"MCP server {self.spec.text!r}: {str(exc).splitlines()[0]}") from None
         return McpCallResult(
             text=content_text(reply.content),
             is_error=bool(reply.is_error),

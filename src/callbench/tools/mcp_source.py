@@ -21,7 +21,7 @@ from typing import Any
 from callbench.errors import ContractError
 from callbench.mcp.client import McpConnection, McpServerError, McpServerSpec, McpTool
 from callbench.tools.registry import ToolRegistry
-from callbench.tools.schema import check_schema
+from callbench.tools.schema import check_result_schema, check_schema
 from callbench.types.contract import NAME_PATTERN, ToolContract, strictify
 
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -77,6 +77,9 @@ def contract_from_tool(server: str, tool: McpTool) -> tuple[ToolContract, list[s
     if problem:
         raise McpServerError(f"{where}: invalid input schema: {problem}")
     actions = strictness_actions(schema)
+    result_schema, result_action = declared_result_schema(tool.output_schema)
+    if result_action:
+        actions.append(result_action)
     annotations = dict(tool.annotations)
     contract = ToolContract(
         name=tool.name,
@@ -84,9 +87,29 @@ def contract_from_tool(server: str, tool: McpTool) -> tuple[ToolContract, list[s
         category="mcp",
         parameters=strictify(schema),
         read_only=bool(annotations.get("readOnlyHint", False)),
+        result_schema=result_schema,
         metadata={"source": f"mcp:{server}", "mcp_annotations": annotations, "mcp_title": tool.title},
     )
     return contract, actions
+
+
+def declared_result_schema(output_schema: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The tool's ``outputSchema`` as its contract's result schema, and a note when it cannot be.
+
+    Declared, it is what a case's ``$ref`` into this tool's result is checked against when the suite
+    loads (``lookup_sku.sku`` where the schema has no ``sku`` stops the run before it starts). An
+    output schema that is not a valid JSON Schema is dropped with a note rather than refusing the
+    tool: the tool can still be offered faithfully, only that load-time check is lost. (The SDK
+    checks every ``structuredContent`` against the declared schema; a reply that breaks it is the
+    server's fault and becomes an error record, never the model's failed call.)"""
+    if output_schema is None:
+        return None, None
+    if not isinstance(output_schema, dict):
+        return None, "ignored its outputSchema (not a JSON object)"
+    problem = check_result_schema(output_schema)
+    if problem:
+        return None, f"ignored its outputSchema ({problem})"
+    return output_schema, None
 
 
 def strictness_actions(schema: dict[str, Any]) -> list[str]:
