@@ -18,7 +18,7 @@ from pathlib import Path
 
 from callbench import api
 from callbench.benchmarks.genomics.suite import load_all
-from callbench.harness.rundir import build_scorers
+from callbench.harness.prepare import build_scorers
 from callbench.tools.retrieve import select_tools
 
 TIERS = ["native-function-contract", "real-tool-execution", "task-completion-execution"]

@@ -2,7 +2,7 @@
 
 Reads the folder the script wrote: ``setup.tsv`` (machine, server, flags), ``steps.tsv`` (one line per
 step: status, wall seconds, run folder, command) and the run folders themselves (``run.json``,
-``summary.json``, ``records.jsonl``, the layout of ``callbench.harness.rundir``). A plain folder of
+``summary.json``, ``records.jsonl``, the layout of ``callbench.harness.runfolder``). A plain folder of
 run folders, or a single run folder, works too (wall time then comes from the records' timestamps).
 
     python scripts/real_model_figures.py runs/real-model-20261204T180000Z

@@ -207,6 +207,6 @@ def score_run(run_dir: str | Path, tier: str | Sequence[str] = (), **options: An
 def load_records(run_dir: str | Path | Sequence[str | Path]) -> Any:
     """The records of one run folder (or several) as a pandas DataFrame (needs the ``pandas`` extra);
     read through the typed run-folder reader, so records of every schema version load."""
-    from callbench.report.frame import load_records as frame
+    from callbench.report.dataframe import load_records as frame
 
     return frame(run_dir)

@@ -6,6 +6,13 @@ Built-ins register exactly as third-party packages do: through the entry-point g
 whose objects are called with the :class:`Catalog`. callbench's own entry point is
 :func:`register_builtins`. Entries are ``"module:attr"`` strings imported on first use, so
 optional dependencies are only needed for what a run actually uses.
+
+What an entry must be is said by one Protocol per kind (:class:`SuiteLoader`, :class:`ProviderFactory`,
+:class:`ExecutorFactory`, :class:`ScorerFactory`, :class:`CommandSet`; ``callbench.plugin`` exports
+them). The catalog sits below the suites, executors, scorers and providers in the layers, so these
+Protocols describe what they return structurally, in terms of :mod:`callbench.types` only: a
+``Suite``, ``Provider``, ``Executor`` or ``Scorer`` of ``callbench.plugin`` satisfies them, and the
+code that builds one checks it is the real class where it needs more than the Protocol says.
 """
 
 from __future__ import annotations
@@ -13,13 +20,127 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from callbench.errors import UserError
 from callbench.types.names import did_you_mean
 
+if TYPE_CHECKING:
+    # For the Protocols' annotations only: every CLI start imports the catalog, and these pull pydantic.
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
+
+    import typer
+
+    from callbench.types.case import Case
+    from callbench.types.contract import ToolContract
+    from callbench.types.messages import GenerationSettings, Message, ModelTurn
+    from callbench.types.records import CaseRecord
+    from callbench.types.suite_options import SuiteOptions
+    from callbench.types.summary import Aggregate
+    from callbench.types.trace import Trace
+    from callbench.types.verdict import Verdict
+
 Kind = Literal["suite", "provider", "executor", "scorer"]
 T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- what an entry must be
+
+
+class SuiteLike(Protocol):
+    """What the catalog knows of a suite: its name and cases (the whole contract is
+    ``callbench.plugin.Suite``, which ``load_suite`` checks the loader returned)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def cases(self) -> Sequence[Case]: ...
+
+
+class SuiteLoader(Protocol):
+    """A ``catalog.suites`` entry: ``load(spec, options) -> Suite``, looked up by ``--suite name[:spec]``.
+
+    ``spec`` is the text after ``name:`` (empty without one); ``options`` holds ``--data``,
+    ``--registry`` and the API's extra keywords.
+    """
+
+    def __call__(self, spec: str, options: SuiteOptions, /) -> SuiteLike: ...
+
+
+class ProviderLike(Protocol):
+    """What every model or built-in agent answers: one conversation turn (the whole contract, with
+    its optional hooks, is ``callbench.plugin.Provider``, which ``make_provider`` checks)."""
+
+    name: str
+    model: str
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolContract], settings: GenerationSettings
+    ) -> ModelTurn: ...
+
+
+class ProviderFactory(Protocol):
+    """A ``catalog.providers`` entry: ``make_provider(spec) -> Provider``, looked up by
+    ``--model name[:spec]`` (``spec``: the text after ``name:``, e.g. the model id)."""
+
+    def __call__(self, spec: str, /) -> ProviderLike: ...
+
+
+class ExecutorLike(Protocol):
+    """A factory of per-case tool sessions (the whole contract is ``callbench.plugin.Executor``,
+    which ``resolve_executor`` checks the factory returned)."""
+
+    name: str
+
+    # ``suite`` is the run's Suite and the result an ExecutorSession, both above the catalog in the
+    # layers: an executor may annotate them precisely, which a narrower type here would forbid.
+    def start(self, case: Case, workdir: Path, suite: Any, /) -> object: ...
+
+    async def aclose(self) -> None: ...
+
+
+class ExecutorFactory(Protocol):
+    """A ``catalog.executors`` entry: called without arguments (an ``Executor`` subclass, typically),
+    looked up when ``Suite.executor`` or ``Case.executor`` is a name."""
+
+    def __call__(self) -> ExecutorLike: ...
+
+
+class ScorerLike(Protocol):
+    """Every hook the harness calls on a scorer (``callbench.plugin.Scorer`` has them all, with
+    defaults for ``ascore`` and ``aggregate``)."""
+
+    name: str
+
+    def score(self, case: Case, trace: Trace) -> Verdict: ...
+
+    async def ascore(self, case: Case, trace: Trace) -> Verdict: ...
+
+    def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate | None: ...
+
+
+class ScorerFactory(Protocol):
+    """A ``catalog.scorers`` entry: ``factory(suite) -> Scorer`` (a ``Scorer`` subclass, typically),
+    looked up by the names in ``Suite.scorers`` and ``--tier``."""
+
+    # ``suite`` is the run's Suite, which sits above the catalog in the layers: typed Any so that a
+    # factory may annotate it as Suite (a Protocol's parameter may be no narrower than its users').
+    def __call__(self, suite: Any, /) -> ScorerLike: ...
+
+
+class CommandSet(Protocol):
+    """A ``catalog.commands`` entry: ``register_commands(app)``, called once at CLI start to add
+    commands (``app.add_typer``, or a shared group such as ``export``)."""
+
+    def __call__(self, app: typer.Typer, /) -> None: ...
+
+
+class PluginHook(Protocol):
+    """A ``callbench`` entry point's object: ``register(catalog)``, called once per process."""
+
+    def __call__(self, catalog: Catalog, /) -> None: ...
 
 
 class Registry(Generic[T]):
@@ -27,12 +148,13 @@ class Registry(Generic[T]):
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        self._entries: dict[str, Any] = {}
+        self._entries: dict[str, T | str] = {}
         self.provided_by: dict[str, Plugin] = {}
         """Name -> the plugin that registered it (entries registered outside plugin loading: none)."""
         self._loading: Plugin | None = None
 
-    def register(self, name: str, target: Any, *, replace: bool = False) -> None:
+    def register(self, name: str, target: T | str, *, replace: bool = False) -> None:
+        """Register ``target`` (the entry, or ``"module:attr"`` naming it) under ``name``."""
         if name in self._entries and not replace and self._entries[name] != target:
             owner = self.provided_by.get(name)
             by = f" by {owner.label}" if owner is not None else ""
@@ -54,14 +176,16 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         return name in self._entries
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str) -> T:
         """The registered object, importing it on first use."""
         if name not in self._entries:
             raise UserError(f"unknown {self.kind} {name!r}{did_you_mean(name, self._entries)}")
         target = self._entries[name]
         if isinstance(target, str):
-            target = _import(target, f"{self.kind} {name!r}")
-            self._entries[name] = target
+            # what the module holds is trusted to be the kind's entry (as a plugin's object is)
+            imported: T = _import(target, f"{self.kind} {name!r}")
+            self._entries[name] = imported
+            return imported
         return target
 
 
@@ -111,11 +235,11 @@ class Catalog:
     """One registry per kind, plus the CLI commands that plugins add and the default suite."""
 
     def __init__(self) -> None:
-        self.suites: Registry[Any] = Registry("suite")
-        self.providers: Registry[Any] = Registry("provider")
-        self.executors: Registry[Any] = Registry("executor")
-        self.scorers: Registry[Any] = Registry("scorer")
-        self.commands: Registry[Any] = Registry("command set")
+        self.suites: Registry[SuiteLoader] = Registry("suite")
+        self.providers: Registry[ProviderFactory] = Registry("provider")
+        self.executors: Registry[ExecutorFactory] = Registry("executor")
+        self.scorers: Registry[ScorerFactory] = Registry("scorer")
+        self.commands: Registry[CommandSet] = Registry("command set")
         """``name -> register(app)``: a plugin's CLI commands, added to the ``callbench`` app at start."""
         self.default_suite: str | None = None
         """What ``callbench run`` runs without ``--suite`` (set by the plugin that provides it)."""
@@ -149,12 +273,14 @@ class Catalog:
                 registry._loading = None
 
     def of(self, kind: Kind) -> Registry[Any]:
-        return {
+        """The registry of ``kind`` (its entries' Protocol depends on the kind)."""
+        registries: dict[Kind, Registry[Any]] = {
             "suite": self.suites,
             "provider": self.providers,
             "executor": self.executors,
             "scorer": self.scorers,
-        }[kind]
+        }
+        return registries[kind]
 
     def set_default_suite(self, name: str) -> None:
         """Declare the embedded default suite; the first plugin to declare one keeps it."""
@@ -219,13 +345,12 @@ when the package metadata is missing (a source tree on ``PYTHONPATH``): names, n
 def register_builtins(catalog: Catalog) -> None:
     """callbench's own entry point: registers the core built-ins (agents, providers, the contract
     executor, the strict tiers and state match) like any plugin would. Benchmarks register themselves."""
-    for registry, table in (
-        (catalog.providers, BUILTIN_PROVIDERS),
-        (catalog.executors, BUILTIN_EXECUTORS),
-        (catalog.scorers, BUILTIN_SCORERS),
-    ):
-        for name, target in table.items():
-            registry.register(name, target)
+    for name, target in BUILTIN_PROVIDERS.items():
+        catalog.providers.register(name, target)
+    for name, target in BUILTIN_EXECUTORS.items():
+        catalog.executors.register(name, target)
+    for name, target in BUILTIN_SCORERS.items():
+        catalog.scorers.register(name, target)
 
 
 _CATALOG: Catalog | None = None
@@ -288,7 +413,7 @@ def _collisions(plugins: list[Plugin]) -> list[str]:
     ]
 
 
-def _load_hook(name: str, value: str) -> Any:
+def _load_hook(name: str, value: str) -> PluginHook:
     """The register function ``value`` (``module:attr``) of the entry point ``name``."""
     try:
         return _import(value, value, hint="")

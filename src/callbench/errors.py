@@ -42,10 +42,6 @@ class ContractError(UserError):
     """A malformed tool contract. The message names the file and the problem."""
 
 
-class NotImplementedFeature(UserError):
-    """A feature that is documented as not implemented in this version."""
-
-
 class PoolingError(UserError):
     """A request to pool or compare figures across tiers or harness modes."""
 

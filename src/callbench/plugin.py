@@ -2,49 +2,122 @@
 
 A plugin is a package with an entry point in the ``callbench`` group whose function receives the
 :class:`~callbench.catalog.Catalog` and registers suites (``catalog.suites.register(name, load)``,
-``load(spec, options) -> Suite``), executors, scorers and CLI commands. Everything it needs is here,
-under names that stay: ``docs/plugins.md`` walks through a complete plugin
+``load(spec, options) -> Suite``), executors, scorers, providers and CLI commands. Everything it needs
+is here, under names that stay: ``docs/plugins.md`` walks through a complete plugin
 (``examples/plugin-weather/``). Anything imported from deeper modules may move between versions.
+
+The built-in benchmarks (``callbench.benchmarks``) are held to this surface by an import-linter
+contract in ``pyproject.toml``; what one of them needs beyond it is listed there, one line a reason.
+
+The names, by group (``__all__`` keeps the same order):
+
+* **Registering** — the catalog and one Protocol per kind of entry, saying what it is called with
+  and returns (``SuiteLoader``, ``ExecutorFactory``, ``ScorerFactory``, ``ProviderFactory``,
+  ``CommandSet``; ``PluginHook`` is the entry point's own ``register(catalog)``).
+* **Suites and cases** — what a suite loader builds: the suite, its options and default scorers,
+  cases (read from YAML or built in Python) with their expected steps and answers, tool contracts.
+* **Executors** — running the tools: the executor and session contracts with what their hooks take
+  and return (tool calls and messages, outcomes, turn directives), the Python-function executor, and
+  ``freeze`` for the immutable snapshots sessions return.
+* **Scorers** — judging a trace (verdicts, reasons, traces, records) and the run-level figures of
+  ``Scorer.aggregate`` (``Aggregate`` and its display ``Table``), with the interval estimators the
+  core's own figures use, so a plugin's figures are computed the same way.
+* **Providers** — a model or built-in agent of a plugin's own: the provider contract, what it is
+  asked with and answers, and the error its infrastructure failures raise.
+* **Errors and helpers** — the errors a plugin raises for a user's mistake (one line, no traceback)
+  or a tool's refusal, ``did_you_mean`` for their hints, and the stable hashing used for cache keys.
 """
 
 from __future__ import annotations
 
-from callbench.catalog import Catalog, Registry
-from callbench.errors import ConfigError, SuiteError, ToolError
-from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.catalog import (
+    Catalog,
+    CommandSet,
+    ExecutorFactory,
+    PluginHook,
+    ProviderFactory,
+    Registry,
+    ScorerFactory,
+    SuiteLoader,
+)
+from callbench.errors import ConfigError, ContractError, ProviderError, SuiteError, ToolError, UserError
+from callbench.executors.base import DEFAULT_TURN, Executor, ExecutorSession, ToolOutcome, TurnDirective
 from callbench.executors.python import PythonExecutor
+from callbench.providers.base import Provider
 from callbench.scoring.base import Scorer
+from callbench.stats import DEFAULT_SEED, Interval, accuracy_interval, bootstrap_interval, paired_comparison
 from callbench.suites.loader import read_cases
-from callbench.suites.suite import DEFAULT_TIERS, Suite, SuiteOptions
+from callbench.suites.suite import DEFAULT_TIERS, Suite
 from callbench.tools.registry import ToolRegistry
-from callbench.types.case import Case, ExpectedStep
+from callbench.types.case import AnswerSpec, Case, ExpectedStep
 from callbench.types.contract import ToolContract
+from callbench.types.frozen import freeze
+from callbench.types.hashing import canonical_json, sha256_of
+from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
+from callbench.types.names import did_you_mean
 from callbench.types.records import CaseRecord
+from callbench.types.suite_options import SuiteOptions
+from callbench.types.summary import Aggregate, Align, Table
 from callbench.types.trace import Trace, TraceCall
 from callbench.types.verdict import Reason, Verdict
 
 __all__ = [
-    "DEFAULT_TIERS",
-    "Case",
-    "CaseRecord",
+    # Registering
     "Catalog",
-    "ConfigError",
+    "Registry",
+    "PluginHook",
+    "SuiteLoader",
+    "ExecutorFactory",
+    "ScorerFactory",
+    "ProviderFactory",
+    "CommandSet",
+    # Suites and cases
+    "Suite",
+    "SuiteOptions",
+    "DEFAULT_TIERS",
+    "read_cases",
+    "Case",
+    "ExpectedStep",
+    "AnswerSpec",
+    "ToolContract",
+    "ToolRegistry",
+    # Executors
     "Executor",
     "ExecutorSession",
-    "ExpectedStep",
     "PythonExecutor",
-    "Reason",
-    "Registry",
-    "Scorer",
-    "Suite",
-    "SuiteError",
-    "SuiteOptions",
-    "ToolContract",
-    "ToolError",
+    "ToolCall",
+    "Message",
     "ToolOutcome",
-    "ToolRegistry",
+    "TurnDirective",
+    "DEFAULT_TURN",
+    "freeze",
+    # Scorers
+    "Scorer",
+    "Verdict",
+    "Reason",
     "Trace",
     "TraceCall",
-    "Verdict",
-    "read_cases",
+    "CaseRecord",
+    "Aggregate",
+    "Table",
+    "Align",
+    "Interval",
+    "accuracy_interval",
+    "bootstrap_interval",
+    "paired_comparison",
+    "DEFAULT_SEED",
+    # Providers
+    "Provider",
+    "GenerationSettings",
+    "ModelTurn",
+    "ProviderError",
+    # Errors and helpers
+    "UserError",
+    "ConfigError",
+    "SuiteError",
+    "ContractError",
+    "ToolError",
+    "did_you_mean",
+    "sha256_of",
+    "canonical_json",
 ]

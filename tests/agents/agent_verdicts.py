@@ -25,7 +25,7 @@ from scripted_responder import ScriptedResponder
 import callbench
 from callbench.harness.engine import score_case
 from callbench.harness.modes import CONTINUATION_GUIDANCE
-from callbench.harness.rundir import build_scorers
+from callbench.harness.prepare import build_scorers
 from callbench.suites.suite import Suite
 from callbench.types.records import CaseRecord
 from callbench.types.trace import Trace

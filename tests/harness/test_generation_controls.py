@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 import callbench
-from callbench.cli.run import parse_case_timeouts, parse_on_off
 from callbench.errors import ConfigError, UserError
 from callbench.harness.config import OptionError, RunConfig, Selection, case_time_limit
 from callbench.harness.engine import with_time_limit
-from callbench.harness.rundir import check_resume_config, resume_config
+from callbench.harness.prepare import check_resume_config, resume_config
 from callbench.harness.runfolder import read_header, read_records
 from callbench.types.case import Case
 from callbench.types.messages import GenerationSettings
+from callbench.types.run_options import parse_case_timeouts, parse_on_off
 
 
 def test_case_timeouts_parse_per_suite_and_for_all() -> None:

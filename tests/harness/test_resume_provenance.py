@@ -15,7 +15,7 @@ import pytest
 import callbench
 from callbench.errors import UserError
 from callbench.harness.engine import remove_dead_workdirs
-from callbench.harness.rundir import check_resume_config, new_run_folder, resume_config
+from callbench.harness.prepare import check_resume_config, new_run_folder, resume_config
 from callbench.harness.runfolder import (
     RECORDS_FILE,
     TORN_FILE,

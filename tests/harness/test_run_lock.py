@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import callbench
-from callbench.harness.reviews import append_review, new_entry
 from callbench.harness.runlock import LOCK_FILE, RunFolderBusy, acquire, read_holder
+from callbench.review.store import append_review, new_entry
 
 CASES = 8
 SLOW_RUN = ["run", "--suite", "starter", "--model", "oracle", "--limit", str(CASES), "--delay", "0.6"]

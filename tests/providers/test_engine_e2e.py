@@ -203,7 +203,7 @@ def test_a_password_in_the_base_url_stays_out_of_the_run_folder_and_resume_asks_
 ) -> None:
     """Issue 33, item 8: credentials written into a base URL are kept out of every output like keys."""
     from callbench.errors import ConfigError
-    from callbench.harness.rundir import resume_config
+    from callbench.harness.prepare import resume_config
 
     password = "pw-0123456789-secret"
     out = tmp_path / "run"

@@ -18,7 +18,7 @@ from text_suite import write_text_suite
 
 from callbench.harness.config import RunConfig
 from callbench.harness.engine import run_async
-from callbench.harness.rundir import resume_config
+from callbench.harness.prepare import resume_config
 from callbench.harness.runfolder import TornRecordWarning
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from callbench.harness.reviews import append_review, current_records, new_entry, review_file
 from callbench.review.agreement_report import AgreementReportError, agreement_report
+from callbench.review.store import append_review, current_records, new_entry, review_file
 
 TIER = "native-function-contract"
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from callbench.errors import UserError
-from callbench.harness.reviews import append_review, new_entry
 from callbench.review.queue import QueueItem, build_queue
+from callbench.review.store import append_review, new_entry
 from callbench.types.records import CaseRecord, ErrorInfo
 from callbench.types.review import Rubric
 from callbench.types.trace import Trace, TraceCall

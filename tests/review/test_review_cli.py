@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fresh_cli import assert_clean_error
 
-from callbench.harness.reviews import append_review, current_records, new_entry, reviewed_accuracy
+from callbench.review.store import append_review, current_records, new_entry, reviewed_accuracy
 
 TIER = "native-function-contract"
 

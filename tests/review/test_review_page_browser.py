@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from callbench.errors import UserError
-from callbench.harness.reviews import ReviewError, read_reviews
 from callbench.review.page import ReviewServer
+from callbench.review.store import ReviewError, read_reviews
 
 PAYLOAD = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 1">'
 BAD_400 = "Failed to load resource: the server responded with a status of 400 (Bad Request)"

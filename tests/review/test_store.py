@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from callbench.harness.reviews import (
+from callbench.review.store import (
     ReviewError,
     append_review,
     current_records,

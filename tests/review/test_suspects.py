@@ -1,4 +1,4 @@
-"""Suspect rules and cases (``harness/review_suspects.py``) from reviews of a real noisy run."""
+"""Suspect rules and cases (``review/suspects.py``) from reviews of a real noisy run."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from callbench.harness.review_suspects import argument_kind, find_suspects, overturns
-from callbench.harness.reviews import CurrentRecord, append_review, current_records, new_entry, read_reviews
+from callbench.review.store import CurrentRecord, append_review, current_records, new_entry, read_reviews
+from callbench.review.suspects import argument_kind, find_suspects, overturns
 
 TIER = "native-function-contract"
 

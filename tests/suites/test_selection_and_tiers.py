@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from callbench.errors import UserError
-from callbench.harness.rundir import build_scorers, check_selection, diagnostic_scorers
+from callbench.harness.prepare import build_scorers, check_selection, diagnostic_scorers
 from callbench.suites.resolve import load_suite
 from callbench.suites.suite import DEFAULT_TIERS, Suite
 from callbench.types.case import Case

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from callbench.errors import UserError
-from callbench.harness.sweep.located import SweepError
 from callbench.harness.sweep.spec import parse_sweep, read_sweep
+from callbench.harness.sweep.yaml_lines import SweepError
 
 GOOD = """\
 name: small-models

@@ -22,13 +22,7 @@ from callbench.cli.options import (
     CONTEXT_PROBE_TOKENS,
     DEFAULT_CASE_LIMIT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
-    MaxConnections,
-    MaxTokens,
-    ReasoningEffort,
-    Rpm,
-    Seed,
-    Temperature,
-    ThinkingBudget,
+    with_run_options,
 )
 from callbench.errors import CallbenchError, ConfigError
 
@@ -48,6 +42,19 @@ def register(app: typer.Typer) -> None:
     )(doctor)
 
 
+SHARED_WITH_RUN = (
+    "temperature",
+    "max_tokens",
+    "seed",
+    "reasoning_effort",
+    "thinking_budget",
+    "rpm",
+    "max_connections",
+)
+"""The run options ``doctor`` takes as ``run`` does (same flags, help and defaults)."""
+
+
+@with_run_options(SHARED_WITH_RUN)
 def doctor(
     model: Annotated[str, typer.Argument(help="provider:model[@URL], as for run --model (e.g. vllm:MODEL).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
@@ -67,13 +74,7 @@ def doctor(
             "not billed, an accepted one is).",
         ),
     ] = CONTEXT_PROBE_TOKENS,
-    temperature: Temperature = 0.0,
-    max_tokens: MaxTokens = 4096,
-    seed: Seed = None,
-    reasoning_effort: ReasoningEffort = None,
-    thinking_budget: ThinkingBudget = None,
-    rpm: Rpm = None,
-    max_connections: MaxConnections = None,
+    **shared: Any,
 ) -> None:
     """Check MODEL's endpoint and print the table; exit 1 when a check failed."""
     from callbench.harness import eventloop
@@ -84,16 +85,8 @@ def doctor(
     from callbench.types.messages import GenerationSettings
 
     try:
-        settings = check_generation(
-            GenerationSettings(
-                temperature=temperature,
-                max_tokens=max_tokens,
-                seed=seed,
-                reasoning_effort=reasoning_effort,
-                thinking_budget=thinking_budget,
-                timeout_s=request_timeout,
-            )
-        )
+        generation = {name: value for name, value in shared.items() if name not in ("rpm", "max_connections")}
+        settings = check_generation(GenerationSettings(**generation, timeout_s=request_timeout))
     except OptionError as exc:
         raise ConfigError(exc.cli_message()) from None
     if not request_timeout > 0:
@@ -102,8 +95,8 @@ def doctor(
         context_probe_tokens=context_probe,
         case_limit_s=case_timeout,
         request_timeout_s=request_timeout,
-        rpm=rpm,
-        max_connections=max_connections,
+        rpm=shared["rpm"],
+        max_connections=shared["max_connections"],
     )
     provider = make_provider(model)  # an unknown provider or a missing key: one line
     if provider.needs_network:

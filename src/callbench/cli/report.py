@@ -41,7 +41,7 @@ def report_cmd(
     charts, a filterable case table with round-by-round traces, and comparisons between runs.
     With --format md or csv, write the report's tables instead (for papers)."""
     from callbench.cli.common import require_run_folder
-    from callbench.report.paper import check_format
+    from callbench.report.table_export import check_format
 
     check_format(fmt)  # a wrong format fails before any folder is read
     for run_dir in run_dirs:
@@ -57,7 +57,7 @@ def report_cmd(
 
 
 def _write_tables(run_dirs: list[Path], fmt: str, output: str | None) -> None:
-    from callbench.report.paper import load_runs, render_tables, report_tables, write_csv_folder
+    from callbench.report.table_export import load_runs, render_tables, report_tables, write_csv_folder
 
     # The raw text decides "a folder": Path() would drop the trailing slash.
     if fmt == "csv" and output is not None and (Path(output).is_dir() or output.endswith(("/", "\\"))):

@@ -69,7 +69,7 @@ def serve_cmd(
     ] = False,
 ) -> None:
     """Serve the review page (the default form: callbench review RUN_DIR --reviewer NAME). Ctrl-C stops."""
-    from callbench.harness.reviews import check_reviewer
+    from callbench.review.store import check_reviewer
     from callbench.types.review import CONSENSUS_REVIEWER
 
     for run_dir in run_dirs:

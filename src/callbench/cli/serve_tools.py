@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from callbench.cli.run import parse_options
+from callbench.types.run_options import parse_key_values
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +40,7 @@ def serve_tools(
     from callbench.suites.resolve import load_suite
 
     checked = Selection(k=k)  # the run command's rule for --k (a number >= 1, or 'all')
-    loaded = load_suite(suite, data=data, registry=registry, **parse_options(option))
+    loaded = load_suite(suite, data=data, registry=registry, **parse_key_values(option))
     served = open_case(loaded, case, checked.k)
     try:
         with contextlib.suppress(KeyboardInterrupt):

@@ -56,9 +56,9 @@ def show(
 
 
 def _reviews_json(run_dir: Path) -> dict[str, Any] | None:
-    from callbench.harness.review_suspects import find_suspects
-    from callbench.report.reviews import reviewed_rows
     from callbench.report.tables import reviews_payload
+    from callbench.review.suspects import find_suspects
+    from callbench.review.tables import reviewed_rows
 
     rows = reviewed_rows(run_dir)
     return reviews_payload(rows, find_suspects(run_dir)) if rows else None
@@ -80,9 +80,9 @@ def print_reviews(run_dir: Path) -> None:
     the overturns per reason code and the suspects the reviews point at."""
     from rich.table import Table
 
-    from callbench.harness.review_suspects import find_suspects
-    from callbench.report.reviews import reviewed_rows
     from callbench.report.terminal import percent
+    from callbench.review.suspects import find_suspects
+    from callbench.review.tables import reviewed_rows
 
     rows = reviewed_rows(run_dir)
     if not rows:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
+from callbench.errors import UserError
+
 if TYPE_CHECKING:
     from callbench.suites.suite import Suite
     from callbench.types.case import Case
@@ -128,8 +130,10 @@ def resolve_executor(target: str | Executor) -> Executor:
         return target
     from callbench.catalog import catalog
 
-    factory = catalog().executors.get(target)
-    executor: Executor = factory()
+    executor = catalog().executors.get(target)()
+    if not isinstance(executor, Executor):  # the catalog's ExecutorFactory Protocol says less
+        made = type(executor).__name__
+        raise UserError(f"executor {target!r}: its factory returned {made}, not an Executor")
     return executor
 
 

@@ -30,11 +30,11 @@ from callbench.executors.base import Executor
 from callbench.harness.modes import AGENT_UNDER_TEST, HARNESS_MODES, HarnessMode
 from callbench.providers.agent_under_test import parse_agent
 from callbench.providers.base import Provider
-from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 from callbench.scoring.base import Scorer
 from callbench.suites.suite import Suite
 from callbench.types.messages import GenerationSettings
 from callbench.types.names import did_you_mean
+from callbench.types.run_options import FLAGS, OPTIONS, RUN_OPTIONS, UNRECORDED_FIELDS, names
 
 ScorerFactory: TypeAlias = Callable[[Suite], Scorer]
 """What the catalog registers for a scorer: ``factory(suite) -> Scorer``."""
@@ -55,52 +55,6 @@ OBJECT_SPEC = "<object>"
 """What ``run.json`` records in place of a suite, model, scorer or executor given as a Python
 object: such a run can be resumed through the Python API with the same objects, never from the CLI."""
 
-FLAGS = {
-    "case_ids": "--case",
-    "limit": "--limit",
-    "trials": "--trials",
-    "k": "--k",
-    "executor": "--executor",
-    "suite_options": "--option",
-    "data": "--data",
-    "registry": "--registry",
-    "tools": "--tools",
-    "case_timeouts": "--case-timeout",
-    "recover_text_calls": "--recover-text-calls",
-    "preflight": "--preflight",
-    "concurrency": "--concurrency",
-    "delay_s": "--delay",
-    "rpm": "--rpm",
-    "tpm": "--tpm",
-    "max_connections": "--max-connections",
-    "backend": "--backend",
-    "ray_address": "--ray-address",
-    "ray_workers": "--ray-workers",
-    "max_retries": "--max-retries",
-    "max_retry_time_s": "--max-retry-time",
-    "request_timeout_s": "--request-timeout",
-    "cache": "--no-cache",
-    "price_table": "--price-table",
-    "out_dir": "--out",
-    "resume": "--resume",
-    "progress": "--progress",
-    "watch": "--watch",
-    "suites": "--suite",
-    "model": "--model",
-    "tiers": "--tier",
-    "harness_mode": "--mode",
-    "agent": "--agent",
-    "temperature": "--temperature",
-    "max_tokens": "--max-tokens",
-    "seed": "--seed",
-    "reasoning_effort": "--reasoning-effort",
-    "thinking_budget": "--thinking-budget",
-    "timeout_s": "--request-timeout",
-    "tool_choice": "--tool-choice",
-    "parallel_tool_calls": "--parallel-tool-calls",
-    "stream": "--stream",
-}
-"""The CLI flag of each option (and of each generation setting), named in error messages."""
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 """The reasoning-effort levels OpenAI-compatible endpoints take."""
@@ -202,6 +156,16 @@ def _normalize_strings(group: object, name: str) -> None:
     _set(group, name, tuple(items))
 
 
+def declared(name: str) -> Any:
+    """The dataclass field of the run option ``name``: its default (copied per instance when it is a
+    dict) and its declaration in the field's metadata (``callbench.types.run_options``)."""
+    option = OPTIONS[name]
+    metadata = {"option": option}
+    if isinstance(option.default, dict):
+        return field(default_factory=lambda: dict(option.default), metadata=metadata)
+    return field(default=option.default, metadata=metadata)
+
+
 def group_fields(group: object) -> dict[str, Any]:
     """The fields of an option group (or of a ``RunConfig``) as a name -> value dict (shallow)."""
     return {f.name: getattr(group, f.name) for f in fields(group)}  # type: ignore[arg-type]
@@ -214,30 +178,30 @@ def group_fields(group: object) -> dict[str, Any]:
 class Selection:
     """Which cases run, how often, and with which suite loader options."""
 
-    case_ids: Sequence[str] = ()
+    case_ids: Sequence[str] = declared("case_ids")
     """Run only these cases (``id`` or ``suite:id``); empty = every case."""
-    limit: int | None = None
+    limit: int | None = declared("limit")
     """At most this many cases per suite."""
-    trials: int = 1
+    trials: int = declared("trials")
     """Run every case this many times."""
-    k: int | str | None = None
+    k: int | str | None = declared("k")
     """Top-k tool retrieval: a number, ``"all"`` (every candidate tool), or ``None`` (the suite's
     ``default_k``, 24 unless the suite says otherwise)."""
-    executor: str | Executor | None = None
+    executor: str | Executor | None = declared("executor")
     """Override every suite's executor: a catalog name (``contract``) or an executor object."""
-    suite_options: Mapping[str, Any] = field(default_factory=dict)
+    suite_options: Mapping[str, Any] = declared("suite_options")
     """Options for catalog suite loaders (``--option KEY=VALUE``); unused by suite objects."""
-    data: str | Path | None = None
+    data: str | Path | None = declared("data")
     """A local data set path, for suite loaders that need one (``--data``)."""
-    registry: str | Path | None = None
+    registry: str | Path | None = declared("registry")
     """A tool registry folder for suites given as a path (``--registry``)."""
-    tools: str | None = None
+    tools: str | None = declared("tools")
     """A live MCP server as the tool source of suites given as a path (``--tools mcp:stdio:CMD ARGS``
     or ``mcp:http://HOST/PATH``): its listed tools are the registry and calls are forwarded to it."""
-    case_timeouts: Mapping[str, float] = field(default_factory=dict)
+    case_timeouts: Mapping[str, float] = declared("case_timeouts")
     """Case time limits replacing the cases' own ``timeout_s`` (``--case-timeout``): ``{"*": S}`` for
     every suite, ``{SUITE: S}`` for one (a suite's entry wins over ``*``). For slow local servers."""
-    recover_text_calls: bool = False
+    recover_text_calls: bool = declared("recover_text_calls")
     """Native mode: score a call the server left in the answer's text (its tool-call parser failed) as
     a call, recorded as recovered (``--recover-text-calls``). Such runs are never pooled with plain
     native runs."""
@@ -306,36 +270,36 @@ def _parse_k(selection: Selection) -> int | str | None:
 class EngineLimits:
     """How hard the run may push the endpoint, and how it recovers."""
 
-    concurrency: int = 8
+    concurrency: int = declared("concurrency")
     """Cases in flight at once."""
-    delay_s: float = 0.0
+    delay_s: float = declared("delay_s")
     """Seconds between case starts."""
-    rpm: float | None = None
+    rpm: float | None = declared("rpm")
     """Requests per minute per endpoint (``None``: unlimited)."""
-    tpm: float | None = None
+    tpm: float | None = declared("tpm")
     """Tokens per minute per endpoint (``None``: unlimited)."""
-    max_connections: int | None = None
+    max_connections: int | None = declared("max_connections")
     """Open requests per endpoint (``None``: unlimited)."""
-    max_retries: int = 6
+    max_retries: int = declared("max_retries")
     """Retries per request on 429, 5xx and timeouts."""
-    max_retry_time_s: float = 300.0
+    max_retry_time_s: float = declared("max_retry_time_s")
     """Cap on the retry time of one request."""
-    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
+    request_timeout_s: float | None = declared("request_timeout_s")
     """Seconds per model request before it is retried (``None``: ``GenerationSettings.timeout_s``). Its
     own default, well below the default case limit: see docs/providers.md, "Case time limit"."""
-    cache: bool = True
+    cache: bool = declared("cache")
     """Read and write the response cache (built-in agents are never cached)."""
-    cache_path: str | Path | None = None
+    cache_path: str | Path | None = declared("cache_path")
     """The response cache file (``None``: the default location)."""
-    price_table: str | Path | None = None
+    price_table: str | Path | None = declared("price_table")
     """A YAML/JSON price table for cost estimates (checked before the run starts)."""
-    backend: BackendName = "local"
+    backend: BackendName = declared("backend")
     """Where cases run (:data:`BACKENDS`); not part of a run's identity: a run started on one backend
     may be resumed on the other."""
-    ray_address: str | None = None
+    ray_address: str | None = declared("ray_address")
     """``--backend ray``: the cluster to join (``None``: start a local Ray instance; ``auto``: the running
     cluster this machine belongs to; or ``ray://host:port`` / ``host:port``)."""
-    ray_workers: int | None = None
+    ray_workers: int | None = declared("ray_workers")
     """``--backend ray``: how many workers play cases, each at ``concurrency`` cases in flight (``None``:
     ``$CALLBENCH_RAY_WORKERS``, else one per CPU of the cluster)."""
 
@@ -380,17 +344,17 @@ class EngineLimits:
 class Output:
     """Where the run folder goes, whether to continue one, and what is shown while it runs."""
 
-    out_dir: str | Path | None = None
+    out_dir: str | Path | None = declared("out_dir")
     """The run folder (``None``: ``runs_root/<timestamp>-<model>-<suite>``)."""
-    runs_root: str | Path = Path("runs")
-    resume: bool = False
+    runs_root: str | Path = declared("runs_root")
+    resume: bool = declared("resume")
     """Continue the run in ``out_dir`` (error records are re-run); refused when the run's identity changed."""
-    progress: ProgressMode = "quiet"
+    progress: ProgressMode = declared("progress")
     """``quiet`` (the API's default: nothing printed), ``plain``, ``rich`` or ``auto`` (rich on a
     terminal, plain otherwise); anything but ``quiet`` also mirrors the cases in flight to ``live.json``."""
-    watch: bool = False
+    watch: bool = declared("watch")
     """Print every round of every case as it happens (meant for a single case)."""
-    preflight: bool = False
+    preflight: bool = declared("preflight")
     """Check the endpoint's conformance (``callbench doctor``) before any case runs; the table is kept
     in ``run.json`` (``--preflight``)."""
 
@@ -488,51 +452,51 @@ class RunConfig:
     compared on resume. Build it with :meth:`from_groups`; the fields of :class:`Selection`,
     :class:`EngineLimits` and :class:`Output` are checked and normalised here too."""
 
-    suites: tuple[SuiteRef, ...] = ()
+    suites: tuple[SuiteRef, ...] = declared("suites")
     """Suite specs or ``Suite`` objects; empty = the default suite an installed plugin declares."""
-    model: ModelRef = "baseline"
-    tiers: tuple[TierRef, ...] = ()
+    model: ModelRef = declared("model")
+    tiers: tuple[TierRef, ...] = declared("tiers")
     """Scorer names or factories; empty = each suite's default scorers; ``all``: ``Suite.expand_scorers``."""
-    harness_mode: HarnessMode = "production-parity"
-    agent: str | None = None
+    harness_mode: HarnessMode = declared("harness_mode")
+    agent: str | None = declared("agent")
     """``--agent``: the user's agent application (``cmd:``, ``http:`` or ``py:`` spec) in place of a
     model; the run's mode is then ``agent-under-test``."""
     # Selection
-    k: int | str | None = None
-    executor: str | Executor | None = None
-    data: Path | None = None
-    registry: Path | None = None
-    tools: str | None = None
-    suite_options: dict[str, Any] = field(default_factory=dict)
-    case_ids: tuple[str, ...] = ()
-    limit: int | None = None
-    trials: int = 1
-    case_timeouts: dict[str, float] = field(default_factory=dict)
-    recover_text_calls: bool = False
+    k: int | str | None = declared("k")
+    executor: str | Executor | None = declared("executor")
+    data: Path | None = declared("data")
+    registry: Path | None = declared("registry")
+    tools: str | None = declared("tools")
+    suite_options: dict[str, Any] = declared("suite_options")
+    case_ids: tuple[str, ...] = declared("case_ids")
+    limit: int | None = declared("limit")
+    trials: int = declared("trials")
+    case_timeouts: dict[str, float] = declared("case_timeouts")
+    recover_text_calls: bool = declared("recover_text_calls")
     # Output
-    out_dir: Path | None = None
-    runs_root: Path = Path("runs")
-    resume: bool = False
+    out_dir: Path | None = declared("out_dir")
+    runs_root: Path = declared("runs_root")
+    resume: bool = declared("resume")
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     # EngineLimits
-    concurrency: int = 8
-    delay_s: float = 0.0
-    rpm: float | None = None
-    tpm: float | None = None
-    max_connections: int | None = None
-    max_retries: int = 6
-    max_retry_time_s: float = 300.0
-    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
-    cache: bool = True
-    cache_path: Path | None = None
-    price_table: Path | None = None
-    backend: BackendName = "local"
-    ray_address: str | None = None
-    ray_workers: int | None = None
+    concurrency: int = declared("concurrency")
+    delay_s: float = declared("delay_s")
+    rpm: float | None = declared("rpm")
+    tpm: float | None = declared("tpm")
+    max_connections: int | None = declared("max_connections")
+    max_retries: int = declared("max_retries")
+    max_retry_time_s: float = declared("max_retry_time_s")
+    request_timeout_s: float | None = declared("request_timeout_s")
+    cache: bool = declared("cache")
+    cache_path: Path | None = declared("cache_path")
+    price_table: Path | None = declared("price_table")
+    backend: BackendName = declared("backend")
+    ray_address: str | None = declared("ray_address")
+    ray_workers: int | None = declared("ray_workers")
     # Output, display only (not recorded)
-    progress: ProgressMode = "quiet"
-    watch: bool = False
-    preflight: bool = False
+    progress: ProgressMode = declared("progress")
+    watch: bool = declared("watch")
+    preflight: bool = declared("preflight")
 
     def __post_init__(self) -> None:
         _set(self, "suites", _refs(self.suites, (str, Suite), "suite", "a suite spec or a Suite object"))
@@ -619,23 +583,39 @@ class RunConfig:
         return Selection(**pick(Selection)), EngineLimits(**pick(EngineLimits)), Output(**pick(Output))
 
     def recorded_options(self) -> dict[str, Any]:
-        """The engine options worth recording in ``run.json``."""
-        return {
-            "concurrency": self.concurrency,
-            "delay_s": self.delay_s,
-            "rpm": self.rpm,
-            "tpm": self.tpm,
-            "max_connections": self.max_connections,
-            "max_retries": self.max_retries,
-            "max_retry_time_s": self.max_retry_time_s,
-            "request_timeout_s": self.request_timeout_s,
-            "cache": self.cache,
-            "case_ids": list(self.case_ids),
-            "limit": self.limit,
-            "price_table": str(self.price_table) if self.price_table else None,
-            "suite_options": self.suite_options,
-            "config": config_to_dict(self),
-        }
+        """The engine options worth recording in ``run.json`` beside the whole config: the pacing and
+        retry options (a local cache path excepted) and the case selection."""
+        shown = [n for n in names(group="limits", on_resume="may-override") if n != "cache_path"]
+        options = {name: getattr(self, name) for name in [*shown, "case_ids", "limit", "suite_options"]}
+        options["case_ids"] = list(self.case_ids)
+        options["price_table"] = str(self.price_table) if self.price_table else None
+        return {**options, "config": config_to_dict(self)}
+
+
+def _check_declarations() -> None:
+    """Every field of the option groups and ``RunConfig`` is a declared run option of the right group
+    and every declared option is a field: checked once, when this module is imported, so that a table
+    entry without its field (or the reverse) fails every run and every test at once."""
+    groups: dict[str, set[str]] = {
+        group: {f.name for f in fields(kind)}
+        for group, kind in (("selection", Selection), ("limits", EngineLimits), ("output", Output))
+    }
+    groups["run"] = {f.name for f in fields(RunConfig)} - {"settings"} - set().union(*groups.values())
+    groups["generation"] = set(GenerationSettings.model_fields) & {o.name for o in RUN_OPTIONS}
+    for option in RUN_OPTIONS:
+        if option.name not in groups[option.group]:
+            raise AssertionError(
+                f"run option {option.name!r} is declared in {option.group!r} but has no field there"
+            )
+    for group, members in groups.items():
+        for name in members:
+            declared_as = OPTIONS.get(name)
+            if declared_as is None or declared_as.group != group:
+                raise AssertionError(f"field {name!r} ({group}) is not a declared run option of that group")
+    defaults = GenerationSettings()
+    for option in RUN_OPTIONS:
+        if option.group == "generation" and getattr(defaults, option.name) != option.default:
+            raise AssertionError(f"GenerationSettings.{option.name}'s default differs from its declaration")
 
 
 def _refs(
@@ -651,9 +631,9 @@ def _refs(
     return tuple(items)
 
 
+_check_declarations()
+
 PATH_FIELDS = ("data", "registry", "out_dir", "runs_root", "cache_path", "price_table")
-DISPLAY_FIELDS = ("progress", "watch", "resume", "backend", "ray_address", "ray_workers", "preflight")
-"""Left out of ``run.json``'s config: how a run is shown or where it executes, never what it measures."""
 OBJECT_FIELDS = ("suites", "model", "tiers", "executor")
 """Fields that may hold Python objects; ``run.json`` records each object as :data:`OBJECT_SPEC`."""
 
@@ -668,7 +648,7 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
     """A JSON-safe dict of the config (for ``run.json``; read back by :func:`config_from_dict`)."""
     out: dict[str, Any] = {}
     for name in config.__dataclass_fields__:
-        if name in DISPLAY_FIELDS:
+        if name in UNRECORDED_FIELDS:
             continue
         value = getattr(config, name)
         if name in OBJECT_FIELDS:

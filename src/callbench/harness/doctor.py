@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from callbench.errors import (
     ConfigError,
     FatalProviderError,
-    NotImplementedFeature,
     ProviderError,
     TransientProviderError,
 )
@@ -656,7 +655,7 @@ async def check_streaming(probe: Probe) -> Outcome:
         return "skipped", NEEDS_CALL
     try:
         turn = await probe.ask("streaming", _conversation(ONE_CALL_PROMPT), OFFERED, stream=True)
-    except (NotImplementedFeature, ConfigError) as exc:
+    except ConfigError as exc:
         return "skipped", f"streaming is not available here: {_cut(str(exc), 160)}"
     except ProviderError as exc:
         if re.search(r"not (?:supported|implemented)", str(exc), re.IGNORECASE):

@@ -27,7 +27,7 @@ from callbench.harness.config import RunConfig, case_time_limit
 from callbench.harness.loop import Episode, run_episode
 from callbench.harness.modes import ModePolicy, recorded_mode
 from callbench.harness.observer import Observers
-from callbench.harness.rundir import Prepared, prepare_run
+from callbench.harness.prepare import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, write_summary
 from callbench.harness.summary_stream import stream_summary
 from callbench.harness.watchdog import LoopWatchdog, current_watchdog

@@ -8,7 +8,7 @@ from typing import Any
 
 from callbench.errors import UserError
 from callbench.harness.engine import score_case
-from callbench.harness.rundir import build_scorers
+from callbench.harness.prepare import build_scorers
 from callbench.harness.runfolder import (
     read_header,
     read_records,

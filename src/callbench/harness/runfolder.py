@@ -72,7 +72,7 @@ def write_header(run_dir: Path, header: RunHeader) -> None:
     """Write ``run.json`` atomically: a run killed meanwhile leaves the old header or the new one."""
     run_dir.mkdir(parents=True, exist_ok=True)
     tmp = run_dir / (RUN_FILE + ".tmp")
-    # A password in a base URL is not stored (resuming asks for the model again, rundir.resume_config).
+    # A password in a base URL is not stored (resuming asks for the model again, prepare.resume_config).
     tmp.write_text(blank_url_credentials(header.model_dump_json(indent=2)), encoding="utf-8")
     os.replace(tmp, run_dir / RUN_FILE)
 

@@ -25,7 +25,7 @@ from callbench.executors.base import ExecutorSession, resolve_executor
 from callbench.harness.agent_episode import CaseEndpoint, reconstruct_rounds
 from callbench.harness.loop import Episode
 from callbench.harness.modes import AGENT_UNDER_TEST, ModePolicy
-from callbench.harness.rundir import build_scorers, check_selection
+from callbench.harness.prepare import build_scorers, check_selection
 from callbench.mcp.serve import CaseToolServer, ToolReply, serve_stdio
 from callbench.suites.suite import Suite
 from callbench.types.verdict import Verdict

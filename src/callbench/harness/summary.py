@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.harness.usage import run_usage
+from callbench.scoring.base import Aggregator
 from callbench.scoring.serving import serving_facts
 from callbench.stats import statistics_summary
 from callbench.types.records import TOOL_BUG, CaseRecord, RunHeader
@@ -50,7 +50,7 @@ def check_modes(modes: set[str], what: str = "summary") -> str | None:
 def build_summary(
     header: RunHeader,
     records: list[CaseRecord],
-    scorers: Mapping[str, Any] | None = None,
+    scorers: Mapping[str, Aggregator] | None = None,
     requests: Mapping[str, int] | None = None,
 ) -> Summary:
     """The ``summary.json`` content for one run.
@@ -215,12 +215,14 @@ def tool_bug_flags(errors: list[CaseRecord]) -> list[QCFlag]:
     ]
 
 
-def _scorer_aggregates(scorers: Mapping[str, Any], completed: list[CaseRecord]) -> dict[str, ScorerAggregate]:
+def _scorer_aggregates(
+    scorers: Mapping[str, Aggregator], completed: list[CaseRecord]
+) -> dict[str, ScorerAggregate]:
     out = {}
     for name, scorer in scorers.items():
-        figures = scorer.aggregate([r for r in completed if name in r.verdicts])
-        if figures is not None:
-            out[name] = ScorerAggregate.model_validate(figures)
+        aggregate = scorer.aggregate([r for r in completed if name in r.verdicts])
+        if aggregate is not None:
+            out[name] = ScorerAggregate.of(aggregate)
     return out
 
 

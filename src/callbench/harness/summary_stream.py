@@ -28,6 +28,7 @@ from callbench.errors import UserError
 from callbench.harness.runfolder import RECORDS_FILE, bulk_load, slim_record
 from callbench.harness.summary import ServingTally, check_modes, qc_flags, set_serving_limits, tool_bug_flags
 from callbench.harness.usage import SMALL_ARRAY, UsageTally
+from callbench.scoring.base import Aggregator
 from callbench.stats import Interval, clustered_accuracy, template_of, trial_figures, wilson_interval
 from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import (
@@ -462,7 +463,7 @@ def _judged_by(name: str) -> Callable[[CaseRecord], bool]:
 def stream_summary(
     run_dir: Path,
     header: RunHeader,
-    scorers: Mapping[str, Any] | None = None,
+    scorers: Mapping[str, Aggregator] | None = None,
     requests: Mapping[str, int] | None = None,
 ) -> Summary:
     """The ``summary.json`` content of the run in ``run_dir``, equal to ``build_summary`` over
@@ -476,9 +477,9 @@ def stream_summary(
     mode = check_modes(tally.modes) or header.harness_mode
     aggregates: dict[str, ScorerAggregate] = {}
     for name, scorer in (scorers or {}).items():
-        figures = scorer.aggregate(_Completed(Path(run_dir), index, _judged_by(name)))
-        if figures is not None:
-            aggregates[name] = ScorerAggregate.model_validate(figures)
+        aggregate = scorer.aggregate(_Completed(Path(run_dir), index, _judged_by(name)))
+        if aggregate is not None:
+            aggregates[name] = ScorerAggregate.of(aggregate)
     summary = Summary(
         schema_version=SUMMARY_SCHEMA_VERSION,
         run_id=header.run_id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
+from callbench.errors import UserError
 from callbench.types.contract import ToolContract
 from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
@@ -57,3 +58,14 @@ class Provider(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network clients."""
+
+
+def provider_from_catalog(name: str, spec: str) -> Provider:
+    """The provider the catalog's factory ``name`` builds for ``spec``, checked to be a :class:`Provider`
+    (the catalog's ``ProviderFactory`` Protocol describes only what it can name below this layer)."""
+    from callbench.catalog import catalog
+
+    provider = catalog().providers.get(name)(spec)
+    if not isinstance(provider, Provider):
+        raise UserError(f"provider {name!r}: its factory returned {type(provider).__name__}, not a Provider")
+    return provider

@@ -11,11 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-DEFAULT_REQUEST_TIMEOUT_S = 60.0
-"""Seconds one model request may take before it counts as a transient failure and is retried.
-
-Half the default case limit (120 s): a stalled request is cut and retried while the case still has
-time, instead of lasting as long as the case (docs/providers.md, "Case time limit")."""
+from callbench.types.run_options import DEFAULT_REQUEST_TIMEOUT_S  # noqa: F401 - re-exported: the providers' default
 
 
 @dataclass(frozen=True)

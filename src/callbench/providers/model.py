@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, ProviderError, RateLimitedError, TransientProviderError, UserError
-from callbench.providers.base import Provider
+from callbench.providers.base import Provider, provider_from_catalog
 from callbench.providers.cache import ResponseCache, cache_key
 from callbench.providers.limits import (
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -72,7 +72,7 @@ def make_provider(model: str) -> Provider:
             f"unknown model {model!r}: write PROVIDER:MODEL, e.g. 'openai:{model}' (providers: "
             f"{', '.join(names)})"
         )
-    return providers.get(spec.provider)(spec.rest)
+    return provider_from_catalog(spec.provider, spec.rest)
 
 
 @dataclass(frozen=True)

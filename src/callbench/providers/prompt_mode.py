@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from callbench.errors import ConfigError
-from callbench.providers.base import Provider
+from callbench.providers.base import Provider, provider_from_catalog
 from callbench.providers.text_calls import parse_text_calls
 from callbench.providers.wire import round_prefix
 from callbench.types.contract import ToolContract
@@ -127,11 +127,9 @@ class PromptProvider(Provider):
 
 def make_provider(spec: str) -> PromptProvider:
     """Catalog factory for ``prompt:<provider>:<model>``, e.g. ``prompt:openai:llama3@http://...``."""
-    from callbench.catalog import catalog
-
     name, _, rest = spec.partition(":")
     if not name:
         raise ConfigError(
             "prompt: needs a model string: prompt:<provider>:<model>, e.g. prompt:openai:gpt-4o-mini"
         )
-    return PromptProvider(catalog().providers.get(name)(rest))
+    return PromptProvider(provider_from_catalog(name, rest))

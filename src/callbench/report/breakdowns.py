@@ -28,8 +28,6 @@ NO_CALL = "(no call)"
 NO_STEP = "(no expected step)"
 """Confusion row of a call that was paired with no expected step."""
 
-EXECUTION_FAILED = ("error", "rejected")
-"""Execution statuses counted as execution failures."""
 EXECUTION_DECIDED = ("ok", "error", "rejected")
 """Execution statuses of calls the harness tried to execute or refused (the failure rate's
 denominator): ``skipped`` (call-only) and ``not_executed`` (past the call cap, no executor) are out."""

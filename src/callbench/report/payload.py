@@ -55,7 +55,7 @@ from callbench.harness.runfolder import (
 from callbench.report.breakdowns import RunTally, breakdowns_payload
 from callbench.report.breakdowns import diagnostic_scorers as header_diagnostic_scorers
 from callbench.report.overview import RunFacts, overview_payload
-from callbench.report.reviews import page_reviews
+from callbench.review.tables import page_reviews
 from callbench.stats import statistics_summary
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Statistics

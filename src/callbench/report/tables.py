@@ -16,13 +16,13 @@ from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder, read_run
 from callbench.report.overview import comparisons
 from callbench.report.payload import header_payload, run_statistics, statistics_payload
-from callbench.report.reviews import reviewed_rows
 from callbench.report.serving import summary_serving_lines
 from callbench.report.terminal import percent, tenths
+from callbench.review.tables import reviewed_rows
 from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
 
 if TYPE_CHECKING:
-    from callbench.harness.review_suspects import Suspect
+    from callbench.review.suspects import Suspect
 
 ShowFormat = Literal["md", "csv", "json"]
 
@@ -298,7 +298,7 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
     reviewed = reviewed_rows(run.path) if fmt in ("json", "csv", "md") else []
     suspects: list[str] = []
     if reviewed and fmt in ("json", "md"):
-        from callbench.harness.review_suspects import find_suspects
+        from callbench.review.suspects import find_suspects
 
         found = find_suspects(run.path)
         suspects = [s.text for s in found]

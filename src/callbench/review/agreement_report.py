@@ -1,6 +1,6 @@
 """Agreement of a run's reviews: between reviewers, and of each reviewer with the automatic verdicts.
 
-This module gathers labels from the review store (:mod:`callbench.harness.reviews`) and hands them to
+This module gathers labels from the review store (:mod:`callbench.review.store`) and hands them to
 :mod:`callbench.review.agreement`, which computes every coefficient. Label rules:
 
 * **Automatic scorers (tiers).** A reviewer's label of a verdict is the verdict they end with:
@@ -29,16 +29,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from callbench.errors import ConfigError
-from callbench.harness.review_suspects import DEFAULT_THRESHOLD, Suspect, find_suspects
-from callbench.harness.reviews import (
-    CurrentRecord,
-    append_review,
-    current_records,
-    is_stale,
-    latest_entries,
-    new_entry,
-    read_reviews,
-)
 from callbench.review.agreement import (
     AgreementResult,
     Weights,
@@ -47,6 +37,16 @@ from callbench.review.agreement import (
     krippendorff_alpha,
     raw_agreement,
 )
+from callbench.review.store import (
+    CurrentRecord,
+    append_review,
+    current_records,
+    is_stale,
+    latest_entries,
+    new_entry,
+    read_reviews,
+)
+from callbench.review.suspects import DEFAULT_THRESHOLD, Suspect, find_suspects
 from callbench.types.records import CaseRecord
 from callbench.types.review import CONSENSUS_REVIEWER, RUBRIC_SCORER, ReviewEntry, Scale
 

@@ -6,7 +6,7 @@ serves one page listing the review queue (:mod:`callbench.review.queue`) and thr
 * ``GET /api/queue``: the queue with the reviewer's current decisions (refreshed after each save);
 * ``GET /api/record?run=I&key=K&trial=T``: the run's current record of (K, T), as the report's case
   panel draws it;
-* ``POST /api/review``: one review, stored by :func:`callbench.harness.reviews.append_review` in that
+* ``POST /api/review``: one review, stored by :func:`callbench.review.store.append_review` in that
   case's run folder; answers the saved entry, or HTTP 400 with the store's one-line error.
 
 The page's script is the report's ``core`` and ``panel`` modules plus ``templates/review.js`` joined in
@@ -36,12 +36,12 @@ import jinja2
 from pydantic import ValidationError
 
 from callbench.errors import ConfigError, UserError
-from callbench.harness.reviews import append_review, check_reviewer, current_records, new_entry
 from callbench.harness.runfolder import RUN_FILE, read_header, run_label
 from callbench.report.html import script_json
 from callbench.report.local_server import LocalOnlyHandler, LocalServer
 from callbench.report.payload import record_payload
 from callbench.review.queue import REASON_CODES, build_queue, run_labels
+from callbench.review.store import append_review, check_reviewer, current_records, new_entry
 from callbench.types.review import DECISIONS, REVIEW_REASONS
 
 PAGE_MODULES = ("core", "panel")

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from callbench.errors import UserError
-from callbench.harness.reviews import CurrentRecord, current_records, is_stale, latest_entries, read_reviews
 from callbench.harness.summary import qc_flags
+from callbench.review.store import CurrentRecord, current_records, is_stale, latest_entries, read_reviews
 from callbench.types.records import CaseRecord
 from callbench.types.review import RUBRIC_SCORER, ReviewEntry
 from callbench.types.verdict import TIERS, Verdict

@@ -25,6 +25,7 @@ from callbench.scoring.base import Scorer
 from callbench.scoring.serving import with_serving_reasons
 from callbench.types.case import REF_PATTERN, Case
 from callbench.types.dsl import follow_path, realize
+from callbench.types.summary import Aggregate
 from callbench.types.trace import Trace
 from callbench.types.verdict import Reason, Verdict
 
@@ -77,8 +78,9 @@ class StateMatchScorer(Scorer):
         states = self.gold_states(case)
         return states.final if states else None
 
-    def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
-        """Run-level figures, with state-changing workflows counted apart from read-only ones."""
+    def aggregate(self, records: Iterable[Any]) -> Aggregate:
+        """Run-level figures, with state-changing workflows counted apart from read-only ones
+        (``records``: case records or record dicts)."""
         # counted one record at a time: the records may be a stream of a million read from disk
         applicable = changing = matched = left_unchanged = 0
         for record in records:
@@ -91,14 +93,16 @@ class StateMatchScorer(Scorer):
                 matched += verdict.passed
             else:
                 left_unchanged += verdict.passed
-        return {
-            "applicable": applicable,
-            "state_changing_cases": changing,
-            "state_changing_matched": matched,
-            "state_changing_accuracy": matched / changing if changing else None,
-            "read_only_cases": applicable - changing,
-            "read_only_left_unchanged": left_unchanged,
-        }
+        return Aggregate(
+            {
+                "applicable": applicable,
+                "state_changing_cases": changing,
+                "state_changing_matched": matched,
+                "state_changing_accuracy": matched / changing if changing else None,
+                "read_only_cases": applicable - changing,
+                "read_only_left_unchanged": left_unchanged,
+            }
+        )
 
 
 def _verdict_of(record: Any) -> Verdict | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from callbench.suites.check import check_suite
@@ -13,6 +12,7 @@ from callbench.tools.retrieve import select_tools
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import sha256_of
+from callbench.types.suite_options import SuiteOptions as SuiteOptions  # re-exported: loaders import it here
 
 DEFAULT_TIERS = ["native-function-contract", "real-tool-execution", "task-completion-execution"]
 ALL_SCORERS = "all"
@@ -25,17 +25,6 @@ DEFAULT_SYSTEM_PROMPT = (
     "of describing calls. Ground every argument in the user request or in earlier tool results; do not "
     "invent values. When the request is complete, reply with a short final answer."
 )
-
-
-@dataclass(frozen=True)
-class SuiteOptions:
-    """Options a suite loader receives from the CLI or API."""
-
-    data: Path | None = None
-    """``--data``: a local path to the source data set, for loaders that need one."""
-    registry: Path | None = None
-    """``--registry``: a tool registry folder for suites that do not carry their own."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 BINDINGS_EXECUTOR = "python-bindings"

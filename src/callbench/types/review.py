@@ -3,7 +3,7 @@
 A *manual* case (``scoring: manual``) is run like any other but decided by people against its
 :class:`Rubric`; its automatic verdicts are kept, marked not applicable. Reviews of any case are
 :class:`ReviewEntry` lines of ``reviews/<reviewer>.jsonl`` in the run folder (see
-``docs/review.md`` and :mod:`callbench.harness.reviews`).
+``docs/review.md`` and :mod:`callbench.review.store`).
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ class Rubric(BaseModel):
 class ReviewEntry(BaseModel):
     """One line of ``reviews/<reviewer>.jsonl``: a reviewer's decision on one verdict of one record.
 
-    ``record_hash`` is :func:`callbench.harness.reviews.record_hash` of the record line reviewed: when
+    ``record_hash`` is :func:`callbench.review.store.record_hash` of the record line reviewed: when
     the case is re-run or re-scored the line changes and the entry becomes *stale*.
     """
 

@@ -13,7 +13,8 @@ they were computed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -184,8 +185,39 @@ class RunUsage(BaseModel):
     """The price-table entry the cost was estimated with (set only when it was)."""
 
 
+@dataclass(frozen=True)
+class Aggregate:
+    """What :meth:`Scorer.aggregate <callbench.scoring.base.Scorer.aggregate>` returns: a scorer's
+    run-level figures and the tables that display them.
+
+    The run summary stores it as ``summary.json``'s ``scorer_aggregates[<scorer>]`` (a
+    :class:`ScorerAggregate`: the figures' keys beside ``tables``), which the CLI and the reports
+    read back: they render ``tables`` and leave the figures to readers of the file.
+    """
+
+    figures: Mapping[str, Any] = field(default_factory=dict)
+    """The scorer's own JSON-ready values by name (numbers, counts, per-category maps, notes)."""
+    tables: Sequence[Table] | None = None
+    """How the CLI and the reports show the figures; ``None`` (no display) leaves ``tables`` out of
+    ``summary.json``, while ``[]`` writes an empty list."""
+
+    def __post_init__(self) -> None:
+        if "tables" in self.figures:
+            raise ValueError("an aggregate's display tables go in Aggregate.tables, not in its figures")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Aggregate:
+        """An aggregate from one mapping that may hold its ``tables`` beside the figures (the shape
+        ``summary.json`` stores; :class:`Table` values or their dicts)."""
+        figures = {key: value for key, value in data.items() if key != "tables"}
+        if "tables" not in data:
+            return cls(figures)
+        return cls(figures, [Table.model_validate(t) for t in data["tables"]])
+
+
 class ScorerAggregate(BaseModel):
-    """A scorer's run-level figures: its own fields (kept as they are) and display tables."""
+    """A scorer's run-level figures as ``summary.json`` stores them: its own fields (kept as they
+    are) and display tables."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -195,6 +227,17 @@ class ScorerAggregate(BaseModel):
     def figures(self) -> dict[str, Any]:
         """The scorer's own fields (everything but the tables)."""
         return dict(self.model_extra or {})
+
+    @classmethod
+    def of(cls, aggregate: Aggregate | Mapping[str, Any]) -> ScorerAggregate:
+        """The stored form of what a scorer's ``aggregate`` returned. A plain mapping (figures with an
+        optional ``tables`` key, what scorers returned before :class:`Aggregate`) is still read."""
+        if isinstance(aggregate, Mapping):
+            aggregate = Aggregate.from_dict(aggregate)
+        data = dict(aggregate.figures)
+        if aggregate.tables is not None:
+            data["tables"] = list(aggregate.tables)
+        return cls.model_validate(data)
 
 
 class Summary(BaseModel):

@@ -186,6 +186,7 @@ def test_the_scorer_aggregate_carries_the_table_the_cli_prints():
     suite = load_suite("complexfuncbench:fixture:faithful")
     records = _records("faithful", {})
     aggregate = ComplexEvalScorer(suite).aggregate(records)
-    [table] = aggregate["tables"]
+    assert aggregate is not None and aggregate.tables is not None
+    [table] = aggregate.tables
     assert table.columns[0] == "mode" and table.rows[0][0] == "faithful"
     assert any(note.startswith("warning:") for note in table.notes)

@@ -111,8 +111,8 @@ def test_aggregate_separates_state_changing_workflows(tmp_path: Path) -> None:
     ]
     assert verdicts[1].details["gold_changes_state"] is False and verdicts[1].passed
     slim = [v.model_copy(update={"details": {}}) for v in verdicts]  # run summaries drop details
-    figures = scorer.aggregate([{"verdicts": {"state-match": v.model_dump()}} for v in slim])
-    assert figures == {
+    aggregate = scorer.aggregate([{"verdicts": {"state-match": v.model_dump()}} for v in slim])
+    assert aggregate.tables is None and aggregate.figures == {
         "applicable": 2,
         "state_changing_cases": 1,
         "state_changing_matched": 0,

@@ -6,10 +6,13 @@ backends, and interchange with BFCL's result and score files (``callbench export
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("bfcl", "callbench.benchmarks.bfcl.suite:load_suite")
     catalog.executors.register("bfcl-multi-turn", "callbench.benchmarks.bfcl.executor:BfclMultiTurnExecutor")

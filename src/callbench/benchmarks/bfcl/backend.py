@@ -15,7 +15,7 @@ import inspect
 import json
 from typing import Any
 
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 BACKEND_PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 CLASS_MODULES = {

@@ -201,7 +201,7 @@ def _answer_type(accepted: list[Any]) -> type | None:
 
 
 def check_type(
-    param: str, value: Any, accepted: list[Any], declared: str, expected: type, nested: type | None
+    param: str, value: Any, accepted: list[Any], declared: str, expected: type[Any], nested: type | None
 ) -> TypeCheck:
     """BFCL's type rule: exact Python type, or the type of the first non-optional answer.
 

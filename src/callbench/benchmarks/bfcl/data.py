@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 VERSION_PREFIX = "BFCL_v4"
 NON_LIVE = (

@@ -20,12 +20,10 @@ from typing import TYPE_CHECKING, Any
 from callbench.benchmarks.bfcl.backend import ERROR_PREFIX, World
 from callbench.benchmarks.bfcl.multi_turn_cases import ADDED_FUNCTIONS_PROMPT, STEP_LIMIT
 from callbench.benchmarks.bfcl.schema import contract_from_doc
-from callbench.executors.base import DEFAULT_TURN, Executor, ExecutorSession, ToolOutcome, TurnDirective
-from callbench.types.messages import Message
+from callbench.plugin import DEFAULT_TURN, Executor, ExecutorSession, Message, ToolOutcome, TurnDirective
 
 if TYPE_CHECKING:
-    from callbench.suites.suite import Suite
-    from callbench.types.case import Case
+    from callbench.plugin import Case, Suite
 
 
 class BfclMultiTurnSession(ExecutorSession):

@@ -16,9 +16,8 @@ from typing import Any
 
 from callbench.benchmarks.bfcl.data import LIVE, MULTI_TURN, NON_LIVE, VERSION_PREFIX
 from callbench.benchmarks.bfcl.scorer import raw_arguments
-from callbench.errors import UserError
 from callbench.harness.runfolder import latest_records, read_records
-from callbench.types.records import CaseRecord
+from callbench.plugin import CaseRecord, UserError
 
 DEFAULT_MODEL = "gpt-4o-2024-11-20-FC"
 

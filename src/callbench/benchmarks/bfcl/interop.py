@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from callbench.benchmarks.bfcl.options import BfclOptions
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 
 def _pct(value: float) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from callbench.benchmarks.bfcl.data import package_root
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 NameConvention = Literal["dotted", "underscored"]
 CONVENTIONS: tuple[str, ...] = ("dotted", "underscored")

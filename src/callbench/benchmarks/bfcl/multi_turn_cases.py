@@ -16,8 +16,7 @@ from typing import Any
 from callbench.benchmarks.bfcl.backend import backend_class, parse_call
 from callbench.benchmarks.bfcl.data import category_of
 from callbench.benchmarks.bfcl.schema import contract_from_doc
-from callbench.types.case import Case, ExpectedStep
-from callbench.types.messages import Message
+from callbench.plugin import Case, ExpectedStep, Message
 
 STEP_LIMIT = 20
 """BFCL's MAXIMUM_STEP_LIMIT: more tool-calling steps than this in one turn force-quit the entry."""

@@ -21,9 +21,7 @@ from callbench.benchmarks.bfcl.options import BfclOptions, Check
 from callbench.benchmarks.bfcl.verdicts import to_verdict
 
 if TYPE_CHECKING:
-    from callbench.types.case import Case
-    from callbench.types.trace import Trace
-    from callbench.types.verdict import Verdict
+    from callbench.plugin import Case, Trace, Verdict
 
 Call = tuple[str, tuple, dict[str, Any]]
 _MISSING = object()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,9 @@ from callbench.benchmarks.bfcl.results import EntryVerdict, FileScore
 from callbench.benchmarks.bfcl.verdicts import to_verdict
 from callbench.harness.runfolder import RECORDS_FILE, write_header, write_summary
 from callbench.harness.summary_stream import stream_summary
-from callbench.types.records import CaseRecord, ErrorInfo, RunHeader
-from callbench.types.trace import RoundInfo, Trace, TraceCall, Usage
+from callbench.plugin import Aggregate, CaseRecord, Trace, TraceCall
+from callbench.types.records import ErrorInfo, RunHeader
+from callbench.types.trace import RoundInfo, Usage
 from callbench.types.version import __version__
 
 HARNESS_MODE = "bfcl-generate"
@@ -114,9 +116,9 @@ class _Aggregate:
     def __init__(self, settings: dict[str, Any]) -> None:
         self.settings = settings
 
-    def aggregate(self, records: list[CaseRecord]) -> dict[str, Any]:
+    def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate:
         rows = [(r.category, r.verdicts["bfcl"].passed) for r in records if "bfcl" in r.verdicts]
-        return {**aggregate_rows(rows), "settings": self.settings}
+        return Aggregate({**aggregate_rows(rows), "settings": self.settings})
 
 
 def _header(

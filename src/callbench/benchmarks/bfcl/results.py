@@ -32,7 +32,7 @@ from callbench.benchmarks.bfcl.entry import is_relevance, judge_entry
 from callbench.benchmarks.bfcl.models import Convention, convention_for, model_for_folder
 from callbench.benchmarks.bfcl.multi_turn_checks import judge_multi_result
 from callbench.benchmarks.bfcl.options import BfclOptions, Check
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 _SUFFIX = "_result.json"
 GROUP_FOLDERS = ("non_live", "live", "multi_turn", "agentic", "format_sensitivity")

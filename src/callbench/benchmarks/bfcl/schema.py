@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from callbench.benchmarks.bfcl.entry import language_of
-from callbench.types.contract import ToolContract
+from callbench.plugin import ToolContract
 
 _TYPE_MAP = {
     "dict": "object",

@@ -16,13 +16,12 @@ from callbench.benchmarks.bfcl.aggregate import aggregate_rows, differences
 from callbench.benchmarks.bfcl.entry import judge_entry
 from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions
 from callbench.benchmarks.bfcl.verdicts import to_verdict
-from callbench.scoring.base import Scorer
-from callbench.types.verdict import Reason, Verdict
+from callbench.plugin import Aggregate, Reason, Scorer, Verdict
 
 if TYPE_CHECKING:
-    from callbench.suites.suite import Suite
-    from callbench.types.case import Case
-    from callbench.types.trace import Trace
+    from collections.abc import Iterable
+
+    from callbench.plugin import Case, CaseRecord, Suite, Trace
 
 MULTI_TURN_PREFIX = "multi_turn"
 
@@ -85,7 +84,7 @@ class BfclScorer(Scorer):
             details["faithful_error_type"] = faithful.error_type
         return to_verdict(self.name, chosen, details)
 
-    def aggregate(self, records: list[Any]) -> dict[str, Any]:
+    def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate:
         """BFCL-style per-category accuracy and summaries, plus faithful/improved differences."""
         rows, pairs = [], []
         for record in records:
@@ -100,7 +99,7 @@ class BfclScorer(Scorer):
         out["settings"] = self.options.describe()
         if self.options.improved:
             out["faithful_vs_improved"] = differences(pairs)
-        return out
+        return Aggregate(out)
 
 
 def restore_dotted_names(name: str, docs: list[dict[str, Any]]) -> str:

@@ -30,10 +30,7 @@ from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions
 from callbench.benchmarks.bfcl.oracle import gold_calls
 from callbench.benchmarks.bfcl.schema import contract_from_doc
 from callbench.benchmarks.bfcl.scorer import options_from
-from callbench.errors import ConfigError
-from callbench.suites.suite import Suite, SuiteOptions
-from callbench.types.case import Case, ExpectedStep
-from callbench.types.messages import Message
+from callbench.plugin import Case, ConfigError, ExpectedStep, Message, Suite, SuiteOptions
 
 SUITE_NAME = "bfcl"
 BFCL_SYSTEM_PROMPT = ""  # BFCL's FC mode sends no system prompt of its own

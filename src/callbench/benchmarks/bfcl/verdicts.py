@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from callbench.benchmarks.bfcl.options import Check
-from callbench.types.verdict import Reason, Verdict
+from callbench.plugin import Reason, Verdict
 
 
 def to_verdict(scorer: str, check: Check, details: dict[str, Any], partial: float | None = None) -> Verdict:

@@ -5,10 +5,13 @@ YAML tool contracts become a callbench suite (``callbench import codexomics``, o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("codexomics", "callbench.benchmarks.codexomics.suite:load_suite")
     catalog.commands.register("codexomics", "callbench.benchmarks.codexomics.cli:register_commands")

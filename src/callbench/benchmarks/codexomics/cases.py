@@ -11,7 +11,7 @@ from typing import Any
 
 from callbench.benchmarks.codexomics.markers import MarkerContext, convert_value
 from callbench.benchmarks.codexomics.rules import KEY_ALIASES, ImportProblem, camel_key, normalize_key
-from callbench.types.hashing import sha256_of
+from callbench.plugin import sha256_of
 
 
 @dataclass

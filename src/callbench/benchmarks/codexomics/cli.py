@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from callbench.cli.groups import group
-from callbench.errors import UserError
 
 
 def register_commands(app: typer.Typer) -> None:
@@ -34,6 +33,7 @@ def import_codexomics_cmd(
     from callbench.benchmarks.codexomics.cases import CaseOptions
     from callbench.benchmarks.codexomics.suite import import_codexomics
     from callbench.benchmarks.codexomics.write import REPORT_NAME, write_suite
+    from callbench.plugin import UserError  # here: every CLI start imports this module
 
     for path in suites:
         if not path.is_file():

@@ -114,7 +114,8 @@ def contract_mapping(raw: RawTool, problems: list[ImportProblem]) -> dict[str, A
     for note in notes:
         severity = "info" if "hoisted" in note else "warning"
         problems.append(ImportProblem(raw.path, severity, note))  # type: ignore[arg-type]
-    description = data.get("description") if isinstance(data.get("description"), str) else ""
+    raw_description = data.get("description")
+    description = raw_description if isinstance(raw_description, str) else ""
     category = data.get("category") if isinstance(data.get("category"), str) else raw.path.split("/")[0]
     raw_keywords = data.get("keywords")
     keywords = (

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from callbench.errors import UserError
 from callbench.harness.validate import revalidate
+from callbench.plugin import Suite, Trace, UserError, Verdict
 from callbench.scoring.tiers import score_tier
-from callbench.suites.suite import Suite
-from callbench.types.trace import Trace, trace_from_calls
-from callbench.types.verdict import Tier, Verdict
+from callbench.types.trace import trace_from_calls
+from callbench.types.verdict import Tier
 
 GOLDEN_TIER: Tier = "task-completion-execution"
 GOLDEN_SUITE_ID = "automatic_complex"

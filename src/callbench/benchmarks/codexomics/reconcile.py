@@ -44,8 +44,8 @@ def _cover_required_sets(
     branches = schema.get("anyOf") or schema.get("oneOf")
     if not isinstance(branches, list):
         return
-    sets = [
-        b.get("required") for b in branches if isinstance(b, dict) and isinstance(b.get("required"), list)
+    sets: list[list[str]] = [
+        b["required"] for b in branches if isinstance(b, dict) and isinstance(b.get("required"), list)
     ]
     args = step["arguments"]
     if not sets or len(sets) != len(branches) or _covered(args, sets):

@@ -24,11 +24,8 @@ from callbench.benchmarks.codexomics.finish import add_missing_keys, finish_case
 from callbench.benchmarks.codexomics.reconcile import reconcile_case
 from callbench.benchmarks.codexomics.returns import result_schema_from_returns
 from callbench.benchmarks.codexomics.rules import ImportProblem
-from callbench.errors import UserError
-from callbench.suites.suite import Suite, SuiteOptions
+from callbench.plugin import Case, Suite, SuiteOptions, ToolContract, UserError
 from callbench.tools.schema import check_schema
-from callbench.types.case import Case
-from callbench.types.contract import ToolContract
 
 SYSTEM_PROMPT = (
     "You operate a genome-browser workbench through the supplied tools. Use only those tools and "
@@ -211,7 +208,7 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
     """
     import os
 
-    from callbench.tools.registry import ToolRegistry
+    from callbench.plugin import ToolRegistry
 
     which = spec or "all"
     if which not in SUITE_FILES:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 if TYPE_CHECKING:
     from callbench.benchmarks.codexomics.suite import ImportResult

@@ -6,10 +6,13 @@ data where the hub is reachable. See ``docs/complexfuncbench.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("complexfuncbench", "callbench.benchmarks.complexfuncbench.suite:load_suite")
     catalog.executors.register("replay", "callbench.benchmarks.complexfuncbench.executor:ReplayExecutor")

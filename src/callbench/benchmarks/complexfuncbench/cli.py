@@ -15,8 +15,6 @@ from urllib.parse import urlsplit
 import typer
 
 from callbench.cli.groups import group
-from callbench.errors import UserError
-from callbench.types.names import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -40,6 +38,8 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
     Raises:
         UserError: unknown name, or the ``hub`` extra is not installed.
     """
+    from callbench.plugin import UserError, did_you_mean  # here: every CLI start imports this module
+
     source = DATASETS.get(name)
     if source is None:
         raise UserError(f"unknown data set {name!r}{did_you_mean(name, DATASETS)}")
@@ -73,6 +73,8 @@ def _check_reachable(name: str, source: HubDataset, revision: str | None) -> Non
     """Connect once to the hub's host before downloading: with no network the hub client retries
     for half a minute and then names no cause. Skipped behind a proxy (the client uses it, we don't).
     """
+    from callbench.plugin import UserError
+
     if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")):
         return
     url = urlsplit(_url(source, revision))

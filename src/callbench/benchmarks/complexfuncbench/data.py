@@ -22,8 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict
 
-from callbench.errors import SuiteError
-from callbench.types.hashing import canonical_json
+from callbench.plugin import SuiteError, canonical_json
 
 OPTIONAL_FUNCTIONS = frozenset(
     {

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from callbench.benchmarks.complexfuncbench.data import OPTIONAL_FUNCTIONS, CfbSample
-from callbench.errors import ConfigError
-from callbench.types.hashing import canonical_json
+from callbench.plugin import ConfigError, canonical_json
 
 Mode = Literal["faithful", "improved"]
 MODES: tuple[Mode, ...] = ("faithful", "improved")
@@ -81,6 +80,13 @@ class PredCall:
     name: str
     arguments: dict[str, Any] | None
     parse_error: str | None = None
+
+
+@dataclass(frozen=True)
+class DecodedCall(PredCall):
+    """A predicted call whose arguments decoded to a JSON object: what the matchers compare."""
+
+    arguments: dict[str, Any]
 
 
 def gold_calls_of(sample: CfbSample) -> list[list[GoldCall]]:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from callbench.errors import UserError
+from callbench.plugin import UserError
 
 
 class Embedder(Protocol):

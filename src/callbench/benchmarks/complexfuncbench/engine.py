@@ -19,6 +19,7 @@ from callbench.benchmarks.complexfuncbench.data import CfbSample
 from callbench.benchmarks.complexfuncbench.definitions import (
     GENERIC_ERROR,
     CfbSettings,
+    DecodedCall,
     GoldCall,
     PredCall,
     call_text,
@@ -196,11 +197,11 @@ class Episode:
         self.results.extend(results)
         return results
 
-    def _decode(self, calls: list[PredCall], results: dict[int, CallResult]) -> list[PredCall]:
+    def _decode(self, calls: list[PredCall], results: dict[int, CallResult]) -> list[DecodedCall]:
         valid = []
         for call in calls:
             if call.arguments is not None:
-                valid.append(call)
+                valid.append(DecodedCall(call.index, call.name, call.arguments, call.parse_error))
                 continue
             error = CallError("decode_error", None, call.parse_error or "arguments are not a JSON object")
             self.errors.append((self.turns, error, None))
@@ -212,13 +213,13 @@ class Episode:
         return valid
 
     def _map(
-        self, preds: list[PredCall], results: dict[int, CallResult]
-    ) -> tuple[list[tuple[PredCall, GoldCall]], list[PredCall]]:
+        self, preds: list[DecodedCall], results: dict[int, CallResult]
+    ) -> tuple[list[tuple[DecodedCall, GoldCall]], list[DecodedCall]]:
         open_gold = list(self.current)
         by_key: dict[str, list[GoldCall]] = {}
         for g in open_gold:
             by_key.setdefault(g.key, []).append(g)
-        rest: list[PredCall] = []
+        rest: list[DecodedCall] = []
         for pred in preds:
             key = canonical(pred.name, pred.arguments)
             same = by_key.get(key)
@@ -235,8 +236,8 @@ class Episode:
         return self._hungarian(rest, open_gold)
 
     def _hungarian(
-        self, preds: list[PredCall], golds: list[GoldCall]
-    ) -> tuple[list[tuple[PredCall, GoldCall]], list[PredCall]]:
+        self, preds: list[DecodedCall], golds: list[GoldCall]
+    ) -> tuple[list[tuple[DecodedCall, GoldCall]], list[DecodedCall]]:
         sims = self.embedder.similarity(
             [call_text(p.name, p.arguments) for p in preds], [g.text for g in golds]
         )
@@ -273,7 +274,7 @@ class Episode:
         self.errors.append((self.turns, error, gold))
         return CallResult(pred.index, "format_error", {"error": text}, gold=gold, error=error)
 
-    def _judge_pair(self, pred: PredCall, gold: GoldCall) -> CallResult:
+    def _judge_pair(self, pred: DecodedCall, gold: GoldCall) -> CallResult:
         failed = self._format_failure(pred, gold.uid)
         if failed is not None:
             return failed
@@ -286,7 +287,7 @@ class Episode:
         result.judge = verdict
         return result
 
-    def _cascade(self, pred: PredCall, gold: GoldCall) -> tuple[MatchMethod | CallError, bool | None]:
+    def _cascade(self, pred: DecodedCall, gold: GoldCall) -> tuple[MatchMethod | CallError, bool | None]:
         improved = not self.faithful
         if rule_match(pred, gold):
             return "rule", None

@@ -27,12 +27,10 @@ from callbench.benchmarks.complexfuncbench.engine import CallResult, Episode
 from callbench.benchmarks.complexfuncbench.judge import PROMPT_HASH, Judge, LiveJudge, shared_judge
 from callbench.benchmarks.complexfuncbench.names import NameMap
 from callbench.benchmarks.complexfuncbench.suite import case_sample, case_settings
-from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.plugin import Executor, ExecutorSession, ToolOutcome
 
 if TYPE_CHECKING:
-    from callbench.suites.suite import Suite
-    from callbench.types.case import Case
-    from callbench.types.messages import ToolCall
+    from callbench.plugin import Case, Suite, ToolCall
 
 
 def outcome_of(result: CallResult, judge: Judge | None = None) -> ToolOutcome:

@@ -18,9 +18,7 @@ from typing import Any
 from callbench.benchmarks.complexfuncbench.data import CfbSample
 from callbench.benchmarks.complexfuncbench.definitions import GoldCall, PredCall
 from callbench.benchmarks.complexfuncbench.engine import CallResult, Episode, JudgeLookup
-from callbench.errors import ProviderError
-from callbench.types.hashing import sha256_of
-from callbench.types.messages import GenerationSettings, Message
+from callbench.plugin import GenerationSettings, Message, ProviderError, sha256_of
 
 CALL_SYSTEM = """You decide whether two function calls made for the same user request are equivalent:
 would the function, given either call, return the same information for this request?

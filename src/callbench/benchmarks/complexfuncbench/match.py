@@ -34,10 +34,13 @@ MatchMethod = Literal["identical", "free", "rule", "response", "judge"]
 
 
 class CallLike(Protocol):
-    """Anything with a function name and an argument object."""
+    """Anything with a function name and an argument object (read only: calls are frozen)."""
 
-    name: str
-    arguments: dict[str, Any]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)

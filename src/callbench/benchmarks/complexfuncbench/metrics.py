@@ -15,8 +15,7 @@ import numpy as np
 
 from callbench.benchmarks.complexfuncbench.data import PUBLISHED_DOMAIN_SIZES
 from callbench.benchmarks.complexfuncbench.match import ERROR_KINDS
-from callbench.stats import DEFAULT_SEED, bootstrap_interval
-from callbench.types.summary import Align, Table
+from callbench.plugin import DEFAULT_SEED, Align, Table, bootstrap_interval
 
 RESAMPLES = 1000
 

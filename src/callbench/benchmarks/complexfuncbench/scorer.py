@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable
 from itertools import groupby
 from typing import Any
 
@@ -23,10 +24,7 @@ from callbench.benchmarks.complexfuncbench.metrics import aggregate_records, res
 from callbench.benchmarks.complexfuncbench.names import NameMap
 from callbench.benchmarks.complexfuncbench.outcome import EpisodeOutcome, finish
 from callbench.benchmarks.complexfuncbench.suite import case_sample, case_settings
-from callbench.scoring.base import Scorer
-from callbench.types.case import Case
-from callbench.types.trace import Trace
-from callbench.types.verdict import Reason, Verdict
+from callbench.plugin import Aggregate, Case, CaseRecord, Reason, Scorer, Trace, Verdict
 
 
 def build_judge(config: dict[str, Any]) -> Judge | None:
@@ -205,7 +203,7 @@ class ComplexEvalScorer(Scorer):
             metrics=verdict_metrics(outcome, settings, response),
         )
 
-    def aggregate(self, records: list[Any]) -> dict[str, Any]:
+    def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate:
         """Pooled run-level metrics.
 
         See :func:`callbench.benchmarks.complexfuncbench.metrics.aggregate_records`.
@@ -215,9 +213,10 @@ class ComplexEvalScorer(Scorer):
             "judge": self.judge.label if self.judge else "skipped: not configured",
         }
         summary = aggregate_records(records, scorer=self.name, labels=labels)
-        if summary.get("n") or "by_mode" in summary:
-            summary["tables"] = result_tables(summary)  # shown by the CLI and reports under the run summary
-        return summary
+        if not summary.get("n") and "by_mode" not in summary:
+            return Aggregate(summary)
+        # the tables are shown by the CLI and the reports under the run summary
+        return Aggregate(summary, result_tables(summary))
 
 
 def verdict_metrics(

@@ -17,10 +17,7 @@ from typing import Any
 from callbench.benchmarks.complexfuncbench.data import CfbSample, LoadReport, read_jsonl
 from callbench.benchmarks.complexfuncbench.definitions import MODES, CfbSettings, turn_cap
 from callbench.benchmarks.complexfuncbench.names import NameMap
-from callbench.errors import ConfigError, UserError
-from callbench.suites.suite import Suite, SuiteOptions
-from callbench.types.case import Case, ExpectedStep
-from callbench.types.contract import ToolContract
+from callbench.plugin import Case, ConfigError, ExpectedStep, Suite, SuiteOptions, ToolContract, UserError
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,13 @@ See ``docs/dag-tasks.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("dag", "callbench.benchmarks.funcbenchgen.suite:load_suite")
     catalog.executors.register("dag", "callbench.benchmarks.funcbenchgen.executor:DagExecutor")

@@ -13,7 +13,6 @@ from pathlib import Path
 import typer
 
 from callbench.cli.groups import group
-from callbench.errors import ConfigError
 
 
 def generate_dag(
@@ -25,6 +24,7 @@ def generate_dag(
     """Generate FuncBenchGen-style tasks (one JSON task per line)."""
     from callbench.benchmarks.funcbenchgen.generator import generate
     from callbench.benchmarks.funcbenchgen.suite import grid, parse_spec
+    from callbench.plugin import ConfigError  # here: every CLI start imports this module
 
     parsed = parse_spec(spec)
     if parsed.file:

@@ -18,12 +18,10 @@ from pydantic import ValidationError
 
 from callbench.benchmarks.funcbenchgen.runtime import DagRuntime, RuntimeConfig
 from callbench.benchmarks.funcbenchgen.tasks import DagTask
-from callbench.errors import SuiteError
-from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
+from callbench.plugin import Executor, ExecutorSession, SuiteError, ToolOutcome
 
 if TYPE_CHECKING:
-    from callbench.suites.suite import Suite
-    from callbench.types.case import Case
+    from callbench.plugin import Case, Suite
 
 
 def task_of(case: Case) -> DagTask:

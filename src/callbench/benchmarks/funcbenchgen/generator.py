@@ -22,8 +22,7 @@ from callbench.benchmarks.funcbenchgen.graph import RawGraph, add_connected, add
 from callbench.benchmarks.funcbenchgen.names import NameSource
 from callbench.benchmarks.funcbenchgen.tasks import DagNode, DagParams, DagTask
 from callbench.benchmarks.funcbenchgen.validate import validate_task
-from callbench.errors import ConfigError
-from callbench.types.hashing import sha256_of
+from callbench.plugin import ConfigError, sha256_of
 
 GENERATOR_VERSION = "funcbenchgen-1"
 MAX_FUNCTIONS = 5000

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import string
 
-from callbench.errors import ConfigError
+from callbench.plugin import ConfigError
 
 _LETTERS = string.ascii_lowercase
 _MAX_TRIES = 10_000

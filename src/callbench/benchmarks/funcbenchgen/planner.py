@@ -28,10 +28,15 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from callbench.errors import ConfigError
-from callbench.providers.base import Provider
-from callbench.types.contract import ToolContract
-from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
+from callbench.plugin import (
+    ConfigError,
+    GenerationSettings,
+    Message,
+    ModelTurn,
+    Provider,
+    ToolCall,
+    ToolContract,
+)
 
 _GROUP = re.compile(r"\(([^()]*)\)")
 _OUTPUT_NAME = re.compile(r"to produce variable (\w+)")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from callbench.benchmarks.funcbenchgen.tasks import DagTask, NodeKind
-from callbench.types.hashing import sha256_of
+from callbench.plugin import sha256_of
 
 FailureClass = Literal[
     "unknown_function", "invalid_arguments", "wrong_arg_count", "not_yet_known", "incorrect_value"

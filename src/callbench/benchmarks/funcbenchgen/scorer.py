@@ -21,14 +21,20 @@ from typing import TYPE_CHECKING, Any
 from callbench.benchmarks.funcbenchgen.answer import lenient_match, strict_match
 from callbench.benchmarks.funcbenchgen.executor import new_runtime, task_of
 from callbench.benchmarks.funcbenchgen.runtime import FAILURE_CLASSES, DagRuntime
-from callbench.scoring.base import Scorer
-from callbench.stats import Interval, accuracy_interval, paired_comparison
-from callbench.types.summary import Align, Table
-from callbench.types.verdict import Reason, Verdict
+from callbench.plugin import (
+    Aggregate,
+    Align,
+    Interval,
+    Reason,
+    Scorer,
+    Table,
+    Verdict,
+    accuracy_interval,
+    paired_comparison,
+)
 
 if TYPE_CHECKING:
-    from callbench.types.case import Case
-    from callbench.types.trace import Trace, TraceCall
+    from callbench.plugin import Case, Trace, TraceCall
 
 NAME = "dag"
 RULES = ("strict", "lenient")
@@ -176,9 +182,9 @@ class DagScorer(Scorer):
             reasons.append(Reason(code="answer_mismatch", message=why))
         return not reasons, reasons
 
-    def aggregate(self, records: Iterable[Any]) -> dict[str, Any]:
+    def aggregate(self, records: Iterable[Any]) -> Aggregate:
         """Success rate per setting and arm with 95% intervals, and the restatement effect."""
-        return aggregate(records)
+        return Aggregate.from_dict(aggregate(records))
 
 
 def _metrics(

@@ -28,11 +28,17 @@ from pydantic import ValidationError
 from callbench.benchmarks.funcbenchgen.generator import generate, make_params, parameters_schema
 from callbench.benchmarks.funcbenchgen.tasks import FLAGS, DagParams, DagTask
 from callbench.benchmarks.funcbenchgen.validate import validate_task
-from callbench.errors import ConfigError, SuiteError
-from callbench.suites.suite import Suite, SuiteOptions
-from callbench.types.case import AnswerSpec, Case, ExpectedStep
-from callbench.types.contract import ToolContract
-from callbench.types.names import did_you_mean
+from callbench.plugin import (
+    AnswerSpec,
+    Case,
+    ConfigError,
+    ExpectedStep,
+    Suite,
+    SuiteError,
+    SuiteOptions,
+    ToolContract,
+    did_you_mean,
+)
 
 _CHOICES = {
     "style": ("opaque", "named"),

@@ -6,12 +6,15 @@ default suite (what ``callbench run`` runs without ``--suite``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 DEFAULT_SUITE = "genomics"
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("genomics", "callbench.benchmarks.genomics.suite:load_all")
     catalog.suites.register("genomics-simple", "callbench.benchmarks.genomics.suite:load_simple")

@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 DEFAULT_GENOME = "syn_genome.gbk"
 

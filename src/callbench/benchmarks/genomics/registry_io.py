@@ -8,8 +8,8 @@ from pathlib import Path
 import yaml
 
 from callbench.benchmarks.genomics.tools._spec import ToolSpec
-from callbench.errors import ContractError
-from callbench.tools.registry import ToolRegistry, contract_from_mapping
+from callbench.plugin import ContractError, ToolRegistry
+from callbench.tools.registry import contract_from_mapping
 
 # libyaml when available: the pure-Python parser takes seconds for the whole registry.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

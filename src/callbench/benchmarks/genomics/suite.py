@@ -17,11 +17,7 @@ import yaml
 from callbench.benchmarks.genomics.bindings import BINDINGS
 from callbench.benchmarks.genomics.registry_io import load_registry
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import SuiteError
-from callbench.executors.python import PythonExecutor
-from callbench.suites.loader import read_cases
-from callbench.suites.suite import DEFAULT_TIERS, Suite, SuiteOptions
-from callbench.types.case import Case
+from callbench.plugin import DEFAULT_TIERS, Case, PythonExecutor, Suite, SuiteError, SuiteOptions, read_cases
 
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

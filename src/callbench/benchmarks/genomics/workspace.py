@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from callbench.benchmarks.genomics.genome import DEFAULT_GENOME, Genome, data_dir, feature_dicts, parse_genome
-from callbench.errors import ToolError
-from callbench.types.frozen import freeze
+from callbench.plugin import ToolError, freeze
 
 DATA_FOLDER = "data"
 INITIAL_VIEW = {"chromosome": "SYN01", "start": 35001, "end": 36000}

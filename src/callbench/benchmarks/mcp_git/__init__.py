@@ -9,9 +9,12 @@ Registers the suite ``mcp-git``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("mcp-git", "callbench.benchmarks.mcp_git.suite:load_suite")

@@ -15,12 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from callbench.benchmarks.mcp_git.repo import GIT_ENV, LOGICAL_ROOT, git_state, make_repository
-from callbench.executors.base import ExecutorSession, ToolOutcome
 from callbench.executors.mcp import McpExecutor, McpSession
 from callbench.mcp.client import McpServerSpec
-from callbench.suites.suite import Suite
-from callbench.types.case import Case
-from callbench.types.frozen import freeze
+from callbench.plugin import Case, ExecutorSession, Suite, ToolOutcome, freeze
 
 SERVER_COMMAND = (sys.executable, "-m", "mcp_server_git")
 

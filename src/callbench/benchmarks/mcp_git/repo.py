@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ConfigError
+from callbench.plugin import ConfigError
 
 LOGICAL_ROOT = "/repo"
 """The repository path models see and expected arguments use; the executor maps it to the case's folder."""

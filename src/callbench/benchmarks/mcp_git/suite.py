@@ -13,12 +13,9 @@ import shutil
 from pathlib import Path
 
 from callbench.benchmarks.mcp_git.executor import GitMcpExecutor
-from callbench.errors import ConfigError
 from callbench.mcp.client import McpTool
-from callbench.suites.loader import read_cases
-from callbench.suites.suite import DEFAULT_TIERS, Suite, SuiteOptions
+from callbench.plugin import DEFAULT_TIERS, ConfigError, Suite, SuiteOptions, ToolRegistry, read_cases
 from callbench.tools.mcp_source import contracts_from_tools
-from callbench.tools.registry import ToolRegistry
 
 HERE = Path(__file__).parent
 SCORERS = [*DEFAULT_TIERS, "state-match"]

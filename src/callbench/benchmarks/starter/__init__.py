@@ -6,9 +6,12 @@ Registers the suite ``starter``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callbench.plugin import Catalog
 
 
-def register(catalog: Any) -> None:
+def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("starter", "callbench.benchmarks.starter.suite:load_suite")

@@ -5,11 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from callbench.benchmarks.starter.world import BINDINGS, INLINE_TOOLS, make_world
-from callbench.errors import ConfigError
-from callbench.executors.python import PythonExecutor
-from callbench.suites.loader import read_cases
-from callbench.suites.suite import Suite, SuiteOptions
-from callbench.tools.registry import ToolRegistry
+from callbench.plugin import ConfigError, PythonExecutor, Suite, SuiteOptions, ToolRegistry, read_cases
 
 HERE = Path(__file__).parent
 SYSTEM_PROMPT = (

@@ -10,11 +10,11 @@ import math
 import operator
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ToolError
-from callbench.types.case import Case
+from callbench.plugin import Case, ToolError
 
 WEATHER = {
     "paris": (14.0, "light rain"),
@@ -38,7 +38,7 @@ LINEAR = {
     "kg": ("mass", 1.0),
     "lb": ("mass", 0.45359237),
 }
-OPERATORS = {
+OPERATORS: dict[type[ast.operator | ast.unaryop], Callable[..., float]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,

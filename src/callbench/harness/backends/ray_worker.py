@@ -16,7 +16,7 @@ from callbench.catalog import catalog
 from callbench.executors.base import Executor
 from callbench.harness.clock import Pacer
 from callbench.harness.config import RunConfig
-from callbench.harness.rundir import build_run_model, build_scorers, load_suites, shared_executor
+from callbench.harness.prepare import build_run_model, build_scorers, load_suites, shared_executor
 from callbench.providers.limits import set_limiter_factory
 from callbench.providers.model import Model
 from callbench.suites.suite import Suite

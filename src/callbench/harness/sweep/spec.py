@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,15 +21,14 @@ from callbench.catalog import catalog
 from callbench.errors import UserError
 from callbench.harness.config import FLAGS, EngineLimits, OptionError, ProgressMode, RunConfig
 from callbench.harness.modes import AGENT_UNDER_TEST, HARNESS_MODES, HarnessMode
-from callbench.harness.rundir import OVERRIDABLE_FIELDS
-from callbench.harness.sweep.located import Located, Path_, field_name, load_located
+from callbench.harness.sweep.yaml_lines import Located, Path_, field_name, load_located
 from callbench.providers.agent_under_test import parse_agent
-from callbench.providers.limits import DEFAULT_REQUEST_TIMEOUT_S
 from callbench.providers.model import make_provider
 from callbench.suites.resolve import catalog_prefix, looks_like_path
 from callbench.types.hashing import sha256_of
 from callbench.types.messages import GenerationSettings
 from callbench.types.names import did_you_mean
+from callbench.types.run_options import DEFAULT_REQUEST_TIMEOUT_S, OVERRIDABLE_FIELDS
 
 PACING_OPTIONS = tuple(
     name
@@ -497,8 +496,3 @@ def _changed(key: str, old: Any, new: Any) -> str:
             if old.get(name) != new.get(name):
                 return f"{key}.{name} was {old.get(name)!r}, now {new.get(name)!r}"
     return f"{key} was {old!r}, now {new!r}"
-
-
-def with_out(spec: SweepSpec, out: Path | None) -> SweepSpec:
-    """The spec with its output folder replaced (``--out`` over the file's ``out``)."""
-    return replace(spec, out=out) if out is not None else spec

@@ -17,7 +17,7 @@ from callbench.benchmarks.genomics.tools._spec import (
 )
 from callbench.benchmarks.genomics.tools.navigation import find_feature
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "annotation"
 FEATURE_TYPES = [
@@ -87,7 +87,7 @@ def create_annotation(
     description: str = "",
 ) -> dict[str, Any]:
     chrom, s, e = ws.region(chromosome, start, end)
-    ann = {
+    ann: dict[str, Any] = {
         "id": ws.next_id("user", name),
         "type": type,
         "name": name,

@@ -16,7 +16,7 @@ from Bio.Seq import Seq
 
 from callbench.benchmarks.genomics.tools._spec import FILE, boolean, enum, integer, number, string, tool
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "blast_local"
 DB = string("BLAST database name")

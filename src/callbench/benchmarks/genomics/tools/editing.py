@@ -7,7 +7,7 @@ from typing import Any
 from callbench.benchmarks.genomics.tools._spec import CHROM, END, SEQ, START, boolean, integer, string, tool
 from callbench.benchmarks.genomics.tools.sequence import clean_dna
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "sequence_editing"
 QUEUED = {"actionId": string("Id of the queued action"), "queueLength": integer("Actions waiting")}

@@ -20,7 +20,7 @@ from callbench.benchmarks.genomics.tools._spec import (
     tool,
 )
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "export"
 WRITTEN = {"filePath": string("Path of the written file")}

@@ -6,7 +6,7 @@ from typing import Any
 
 from callbench.benchmarks.genomics.tools._spec import FILE, array, tool
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "file_loading"
 
@@ -62,14 +62,14 @@ def load_annotation_file(ws: Workspace, filePath: str) -> dict[str, Any]:
 
 
 def _load_annotations(ws: Workspace, filePath: str) -> dict[str, Any]:
-    added = []
+    added: list[str] = []
     for ln in _lines(ws, filePath):
         if ln.startswith(("#", "track")):
             continue
         cols = ln.split("\t")
         if filePath.lower().endswith(".bed") and len(cols) >= 3:
             name = cols[3] if len(cols) > 3 else f"bed_{len(added) + 1}"
-            ann = {
+            ann: dict[str, Any] = {
                 "type": "misc_feature",
                 "name": name,
                 "chromosome": cols[0],

@@ -6,7 +6,7 @@ from typing import Any
 
 from callbench.benchmarks.genomics.tools._spec import CHROM, END, START, string, tool
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 MARKS = "highlights_bookmarks"
 TABS = "tabs_windows"

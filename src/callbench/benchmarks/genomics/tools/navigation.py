@@ -16,7 +16,7 @@ from callbench.benchmarks.genomics.tools._spec import (
     tool,
 )
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 VIEW = {"chromosome": string("Chromosome"), "start": integer("View start"), "end": integer("View end")}
 

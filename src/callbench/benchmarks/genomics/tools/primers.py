@@ -20,7 +20,7 @@ from callbench.benchmarks.genomics.tools._spec import (
 )
 from callbench.benchmarks.genomics.tools.sequence import clean_dna, gc_fraction
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "primer_design"
 # One set of PCR conditions for every Tm and dG in this module (primer3's own defaults), so a primer

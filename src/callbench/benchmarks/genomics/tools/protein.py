@@ -12,7 +12,7 @@ from Bio.SeqUtils.ProtParam import ProteinAnalysis
 from callbench.benchmarks.genomics.tools._spec import PROTEIN, enum, string, tool
 from callbench.benchmarks.genomics.tools.sequence import clean_dna
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "protein"
 AA_RE = re.compile(r"^[ACDEFGHIKLMNPQRSTVWY]+$")

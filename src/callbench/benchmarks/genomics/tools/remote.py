@@ -14,7 +14,7 @@ from callbench.benchmarks.genomics.genome import data_dir
 from callbench.benchmarks.genomics.tools._spec import CHROM, END, START, enum, integer, string, tool
 from callbench.benchmarks.genomics.tools.blast import _store, detect_type, genome_db, search
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "remote_databases"
 OFFLINE = " Benchmark mode: answered from a bundled offline fixture, not the live service."
@@ -141,6 +141,7 @@ def get_uniprot_entry(ws: Workspace, uniprotId: str) -> dict[str, Any]:
 def analyze_interpro_domains(
     ws: Workspace, sequence: str | None = None, uniprotId: str | None = None, analysisType: str = "domains"
 ) -> dict[str, Any]:
+    e: dict[str, Any] | None
     if uniprotId:
         e = _entry(uniprotId)
     else:

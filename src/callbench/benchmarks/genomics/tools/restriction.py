@@ -7,6 +7,10 @@ from itertools import pairwise
 from typing import Any
 
 from Bio import Restriction
+
+# The batches by their defining module: the package re-exports them through a computed __all__,
+# which type checkers cannot follow. The enzymes themselves are looked up by name on the package.
+from Bio.Restriction.Restriction import AllEnzymes, CommOnly, RestrictionBatch
 from Bio.Seq import Seq
 
 from callbench.benchmarks.genomics.tools._spec import (
@@ -23,7 +27,7 @@ from callbench.benchmarks.genomics.tools._spec import (
 )
 from callbench.benchmarks.genomics.tools.sequence import clean_dna
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "restriction_gel"
 MARKERS: dict[str, list[int]] = {
@@ -38,9 +42,9 @@ ENZYMES = array('Enzyme names, e.g. ["EcoRI", "BamHI"]', string("Enzyme"), minIt
 def enzyme(name: str) -> Any:
     """A Biopython enzyme by (case-insensitive) name."""
     for candidate in (name, name[:1].upper() + name[1:]):
-        if candidate in Restriction.AllEnzymes.elements():
+        if candidate in AllEnzymes.elements():
             return getattr(Restriction, candidate)
-    lowered = {e.lower(): e for e in Restriction.AllEnzymes.elements()}
+    lowered = {e.lower(): e for e in AllEnzymes.elements()}
     if name.lower() in lowered:
         return getattr(Restriction, lowered[name.lower()])
     raise ToolError(f"unknown restriction enzyme {name!r}")
@@ -73,7 +77,7 @@ def find_restriction_sites(
     end: int | None = None,
 ) -> dict[str, Any]:
     dna, offset, label = _target(ws, sequence, chromosome, start, end)
-    batch = Restriction.RestrictionBatch([enzyme(n) for n in enzymes])
+    batch = RestrictionBatch([enzyme(n) for n in enzymes])
     found = batch.search(Seq(dna), linear=True)
     sites = {str(e): [offset + p - 1 for p in sorted(pos)] for e, pos in found.items()}
     return {"target": label, "sites": sites, "totalSites": sum(len(v) for v in sites.values())}
@@ -108,7 +112,7 @@ def virtual_digest(
     circular: bool = False,
 ) -> dict[str, Any]:
     dna, offset, label = _target(ws, sequence, chromosome, start, end)
-    batch = Restriction.RestrictionBatch([enzyme(n) for n in enzymes])
+    batch = RestrictionBatch([enzyme(n) for n in enzymes])
     cuts = sorted({p - 1 for pos in batch.search(Seq(dna), linear=not circular).values() for p in pos})
     bounds = [0, *cuts, len(dna)] if not circular else cuts + [cuts[0] + len(dna)] if cuts else [0, len(dna)]
     details = []
@@ -147,7 +151,7 @@ def list_restriction_enzymes(
     commercialOnly: bool = False,
     limit: int = 50,
 ) -> dict[str, Any]:
-    pool = Restriction.CommOnly if commercialOnly else Restriction.AllEnzymes
+    pool = CommOnly if commercialOnly else AllEnzymes
     names = sorted(
         n
         for n in pool.elements()

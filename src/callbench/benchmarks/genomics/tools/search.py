@@ -10,7 +10,7 @@ from Bio.Seq import Seq
 from callbench.benchmarks.genomics.tools._spec import CHROM, END, START, boolean, integer, string, tool
 from callbench.benchmarks.genomics.tools.sequence import clean_dna
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "search"
 IUPAC = {

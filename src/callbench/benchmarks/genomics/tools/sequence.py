@@ -24,7 +24,7 @@ from callbench.benchmarks.genomics.tools._spec import (
 )
 from callbench.benchmarks.genomics.tools.navigation import find_feature
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 CAT = "sequence"
 DNA_RE = re.compile(r"^[ACGTN]+$")

@@ -7,7 +7,7 @@ from typing import Any
 
 from callbench.benchmarks.genomics.tools._spec import FILE, TOOLS, boolean, enum, string, tool
 from callbench.benchmarks.genomics.workspace import Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 TASKS = "task_management"
 SYSTEM = "system_ui"

@@ -6,7 +6,7 @@ from typing import Any
 
 from callbench.benchmarks.genomics.tools._spec import boolean, enum, integer, number, obj, string, tool
 from callbench.benchmarks.genomics.workspace import TRACK_SETTING_DEFAULTS, TRACKS, Workspace
-from callbench.errors import ToolError
+from callbench.plugin import ToolError
 
 TRACK_NAME = enum("Track name", list(TRACKS))
 SETTINGS_PROPS: dict[str, Any] = {

@@ -1,4 +1,7 @@
-"""Preparing a run folder: suites, scorers, model, header; resume checks."""
+"""Preparing a run: suites, scorers, model, header; resume checks.
+
+Reading and writing the run folder on disk is :mod:`callbench.harness.runfolder`'s.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +55,7 @@ from callbench.suites.suite import Suite
 from callbench.types.case import Case
 from callbench.types.names import did_you_mean
 from callbench.types.records import ResumeEvent, RunHeader, SuiteInfo
+from callbench.types.run_options import GENERATION_TIMEOUT, OVERRIDABLE_FIELDS, VERDICT_FIELDS
 from callbench.types.version import __version__
 
 
@@ -349,43 +353,8 @@ def new_run_folder(runs_root: Path, name: str) -> Path:
 
 # --- resuming ----------------------------------------------------------------------------------
 
-VERDICT_FIELDS = (
-    "suites",
-    "model",
-    "agent",
-    "tiers",
-    "harness_mode",
-    "k",
-    "executor",
-    "suite_options",
-    "tools",
-    "case_timeouts",
-    "recover_text_calls",
-)
-"""Recorded options a resumed run must keep: they change verdicts (so do the generation settings)."""
-OVERRIDABLE_FIELDS = (
-    "concurrency",
-    "delay_s",
-    "rpm",
-    "tpm",
-    "max_connections",
-    "max_retries",
-    "max_retry_time_s",
-    "request_timeout_s",
-    "cache",
-    "cache_path",
-    "price_table",
-    "case_ids",
-    "limit",
-    "trials",
-    "data",
-    "registry",
-)
-"""Recorded options a resumed run may change: how hard the endpoint is pushed, retries and the
-cache, which cases run, and where the data is (the suite's hash still has to match). Each change is
-recorded in the resume event."""
-TIMEOUT_SETTING = "timeout_s"
-"""The one generation setting a resume may change: the request timeout (``--request-timeout``)."""
+# Which options a resumed run must keep and which it may change: callbench.types.run_options.
+TIMEOUT_SETTING = GENERATION_TIMEOUT
 
 
 def resume_config(run_dir: Path, generation: Mapping[str, Any] | None = None, **overrides: Any) -> RunConfig:

@@ -9,7 +9,7 @@ least ``threshold`` distinct cases becomes a :class:`Suspect` such as
 equivalent_call ×1)``. A single case that every reviewer who decided on it overturned with
 ``gold_wrong`` has a suspect gold path.
 
-A verdict counts as overturned the way :func:`callbench.harness.reviews.reviewed_accuracy` settles
+A verdict counts as overturned the way :func:`callbench.review.store.reviewed_accuracy` settles
 it: a current ``consensus`` entry decides; otherwise every reviewer who decided (``unsure`` does not
 decide) must imply the same outcome, and that outcome differs from the automatic verdict. Its review
 reason is the deciding entry's (the consensus entry, else the alphabetically first reviewer's).
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from callbench.harness.reviews import CurrentRecord, current_records, is_stale, latest_entries, read_reviews
+from callbench.review.store import CurrentRecord, current_records, is_stale, latest_entries, read_reviews
 from callbench.types.records import CaseRecord
 from callbench.types.review import CONSENSUS_REVIEWER, RUBRIC_SCORER, ReviewEntry
 

@@ -1,7 +1,9 @@
-"""Human reviews in the report: reviewed accuracy beside automatic accuracy, and the suspects.
+"""Review tables: reviewed accuracy beside automatic accuracy, and the suspects, as rows for
+``callbench show`` (:mod:`callbench.report.tables`) and the report page (:mod:`callbench.report.payload`).
 
-Read from each run folder's ``reviews/`` (:mod:`callbench.harness.reviews`); the automatic figures
-are never replaced. Runs without reviews contribute nothing.
+Read from each run folder's ``reviews/`` (:mod:`callbench.review.store`); the automatic figures
+are never replaced. Runs without reviews contribute nothing. This module sits below the report in
+the layers (see :mod:`callbench.review`).
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from callbench.harness.review_suspects import find_suspects
 from callbench.harness.runfolder import RunFolder
+from callbench.review.suspects import find_suspects
 
 
 def reasons_text(reasons: dict[str, int]) -> str:
@@ -19,9 +21,9 @@ def reasons_text(reasons: dict[str, int]) -> str:
 
 
 def reviewed_rows(run_dir: str | Path) -> list[dict[str, Any]]:
-    """Per scorer, automatic beside reviewed accuracy (:func:`callbench.harness.reviews.reviewed_accuracy`);
+    """Per scorer, automatic beside reviewed accuracy (:func:`callbench.review.store.reviewed_accuracy`);
     empty when the run folder has no reviews. A ``rubric`` row covers manual cases (reviewed only)."""
-    from callbench.harness.reviews import read_reviews, reviewed_accuracy
+    from callbench.review.store import read_reviews, reviewed_accuracy
 
     entries = read_reviews(run_dir)
     if not entries:

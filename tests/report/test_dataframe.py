@@ -1,7 +1,7 @@
 import pytest
 from synth import make_records, write_run
 
-from callbench.report.frame import load_records
+from callbench.report.dataframe import load_records
 
 pd = pytest.importorskip("pandas")
 
