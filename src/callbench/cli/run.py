@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,9 +67,9 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-def _config_values(values: dict[str, Any], names: Any) -> dict[str, Any]:
-    """The command-line values of ``names`` as the config holds them (``--no-cache`` -> ``cache``)."""
-    return {name: OPTIONS[name].config_value(values[name]) for name in names}
+def _config_values(values: dict[str, Any], options: Iterable[str]) -> dict[str, Any]:
+    """The command-line values of ``options`` as the config holds them (``--no-cache`` -> ``cache``)."""
+    return {name: OPTIONS[name].config_value(values[name]) for name in options}
 
 
 def _resume_overrides(given: set[str], values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
