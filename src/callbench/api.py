@@ -147,6 +147,7 @@ class RunOptions(TypedDict, total=False):
     tools: str | None
     case_timeouts: Mapping[str, float]
     recover_text_calls: bool
+    size_limits: Mapping[str, int | str]
     concurrency: int
     delay_s: float
     rpm: float | None

@@ -46,6 +46,40 @@ class PoolingError(UserError):
     """A request to pool or compare figures across tiers or harness modes."""
 
 
+class MissingExtraError(UserError):
+    """Something asked for needs an optional extra that is not installed (see :func:`missing_extra`)."""
+
+
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "agents": ("openai", "agents"),
+    "hf": ("torch", "transformers"),
+    "review": ("statsmodels", "krippendorff"),
+}
+"""The modules each optional extra (``pyproject.toml``) brings that callbench checks before it starts."""
+
+
+def missing_extra(what: str, module: str, extra: str | None = None, where: str = "") -> MissingExtraError:
+    """The one line for a missing optional module: ``WHAT needs the module 'M', which is not
+    installed: pip install 'callbench[EXTRA]'`` (the extra found from ``module`` when not given;
+    ``where`` names another Python than this one)."""
+    extra = extra or next((name for name, mods in EXTRA_MODULES.items() if module in mods), None)
+    fix = f"pip install 'callbench[{extra}]'" if extra else "install it"
+    return MissingExtraError(f"{what} needs the module {module!r}, which is not installed{where}: {fix}")
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Raise :func:`missing_extra` when a module of ``extra`` cannot be found (nothing is imported)."""
+    from importlib.util import find_spec
+
+    for module in EXTRA_MODULES[extra]:
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package missing, a module set to None
+            found = False
+        if not found:
+            raise missing_extra(what, module, extra)
+
+
 class ProviderError(CallbenchError):
     """A failure talking to a model service (infrastructure, not model behaviour)."""
 
@@ -84,14 +118,16 @@ class ToolBug(CallbenchError):
         self.traceback = traceback_text
 
 
-ToolServerFaultKind = Literal["tool_server_timeout", "tool_server_lost", "tool_server_bad_result"]
+ToolServerFaultKind = Literal[
+    "tool_server_timeout", "tool_server_lost", "tool_server_bad_result", "tool_server_too_large"
+]
 
 
 class ToolServerFault(CallbenchError):
     """A live tool server did not answer a call in time (``tool_server_timeout``), died, broke the
     connection or could not be started again (``tool_server_lost``), or answered with structured
-    content its own declared ``outputSchema`` refuses (``tool_server_bad_result``): the case's error
-    record type."""
+    content its own declared ``outputSchema`` refuses (``tool_server_bad_result``), or with an answer
+    over the size limit on one message (``tool_server_too_large``): the case's error record type."""
 
     def __init__(self, kind: ToolServerFaultKind, message: str) -> None:
         super().__init__(message)

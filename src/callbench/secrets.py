@@ -23,6 +23,7 @@ from typing import TypeVar, cast
 from pydantic import BaseModel
 
 from callbench.errors import ConfigError
+from callbench.types.jsoncodec import load_model, model_json_bytes
 
 KEYS_FILE_ENV = "CALLBENCH_KEYS_FILE"
 _MASK = "***"
@@ -135,8 +136,8 @@ def scrub_model(model: M) -> M:
     """``model`` itself when its JSON holds no known secret, else a copy with them blanked."""
     if not _known:
         return model
-    cleaned = scrub_json_bytes(model.__pydantic_serializer__.to_json(model))
-    return model if cleaned is None else type(model).model_validate_json(cleaned)
+    cleaned = scrub_json_bytes(model_json_bytes(model))
+    return model if cleaned is None else load_model(type(model), cleaned)
 
 
 def register_secret(value: str) -> None:

@@ -49,6 +49,7 @@ OTHER_VALUES: dict[str, Any] = {
     "trials": 3,
     "case_timeouts": {"*": 30.0},
     "recover_text_calls": True,
+    "size_limits": {"reply": "2MB"},
     "concurrency": 3,
     "delay_s": 0.5,
     "rpm": 60.0,

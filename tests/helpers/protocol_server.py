@@ -25,7 +25,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Self
 
 Api = Literal["openai", "anthropic"]
-FaultKind = Literal["429", "500", "503", "400", "401", "404", "slow", "drop", "truncate", "no_choices"]
+FaultKind = Literal[
+    "429", "500", "503", "400", "401", "404", "slow", "drop", "truncate", "no_choices", "html", "not_json"
+]
 
 
 @dataclass
@@ -149,7 +151,10 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
 def sse(data: Any) -> bytes:
     """One server-sent event carrying ``data`` (JSON unless it is already text)."""
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return f"data: {text}\n\n".encode()
+    try:
+        return f"data: {text}\n\n".encode()
+    except UnicodeEncodeError:  # a lone surrogate: sent as its JSON escape, as a real server would
+        return f"data: {json.dumps(data)}\n\n".encode()
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -497,6 +502,13 @@ class ProtocolServer:
         if fault.kind == "no_choices":
             await self._send(writer, 200, b'{"id": "x", "choices": []}')
             return True
+        if fault.kind == "html":  # a proxy's or captive portal's page, with status 200
+            page = b"<!DOCTYPE html><html><head><title>Gateway</title></head><body>Log in</body></html>"
+            await self._send(writer, 200, page, {"Content-Type": "text/html"})
+            return True
+        if fault.kind == "not_json":  # a body cut or garbled by a broken server, whole and with 200
+            await self._send(writer, 200, b'{"id": "chatcmpl-1", "choices": [{"index": 0, "mess')
+            return True
         payload = json.dumps(render(api, self.responder(api, body), "scripted", serial)).encode()
         # truncate: announce the full length, send half, close.
         writer.write(self._head(200, len(payload), {}) + payload[: len(payload) // 2])
@@ -505,12 +517,12 @@ class ProtocolServer:
 
     @staticmethod
     def _head(status: int, length: int, extra: dict[str, str]) -> bytes:
+        headers = {"Content-Type": "application/json", **extra}  # ``extra`` may name another type
         lines = [
             f"HTTP/1.1 {status} X",
-            "Content-Type: application/json",
             f"Content-Length: {length}",
             "Connection: keep-alive",
-            *(f"{k}: {v}" for k, v in extra.items()),
+            *(f"{k}: {v}" for k, v in headers.items()),
         ]
         return ("\r\n".join(lines) + "\r\n\r\n").encode()
 

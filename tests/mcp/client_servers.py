@@ -13,7 +13,10 @@ Run as ``python client_servers.py MODE`` (stdio) or ``python client_servers.py M
   ``structuredContent``, ``miscount`` whose answer breaks its own ``outputSchema``, and ``vague`` whose
   ``outputSchema`` is no valid JSON Schema;
 * ``faulty``: ``echo``, plus ``hang`` (blocks the server's event loop: the whole server stops
-  answering), ``slow`` (answers after 1.5 s) and ``die`` (writes to stderr, then the process exits).
+  answering), ``slow`` (answers after 1.5 s) and ``die`` (writes to stderr, then the process exits);
+* ``noisy``: ``echo``, which first prints a line that is not JSON-RPC on the server's stdout (as a
+  server that logs to stdout does), then answers;
+* ``huge``: ``big``, whose answer is a text of ``megabytes`` MB (one JSON-RPC line that long).
 """
 
 from __future__ import annotations
@@ -96,6 +99,35 @@ def faulty_server() -> Any:
     def die() -> str:
         print("faulty server: dying on purpose", file=sys.stderr, flush=True)
         os._exit(7)
+
+    return server._lowlevel_server
+
+
+def noisy_server() -> Any:
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("noisy")
+    # The SDK's stdio_server diverts fd 1 while it serves; a copy of it reaches the pipe, as a stray
+    # print() in a server built on another SDK (or a child process it starts) does.
+    pipe = os.dup(1)
+    os.write(pipe, b"noisy server starting (a banner, not JSON-RPC)\n")
+
+    @server.tool(name="echo", description="Echo a message", structured_output=False)
+    def echo(message: str) -> str:
+        os.write(pipe, f"DEBUG echoing {message!r} ".encode() + b"x" * 300 + b"\n")
+        return message
+
+    return server._lowlevel_server
+
+
+def huge_server() -> Any:
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("huge")
+
+    @server.tool(name="big", description="Answer with a large text", structured_output=False)
+    def big(megabytes: int) -> str:
+        return "y" * (megabytes * 1024 * 1024)
 
     return server._lowlevel_server
 
@@ -224,6 +256,8 @@ def main() -> None:
     lowlevel = {
         "loose": loose_server,
         "faulty": faulty_server,
+        "noisy": noisy_server,
+        "huge": huge_server,
         "shop": shop_server,
         "typed": typed_server,
         "strict": lambda: listed_server(STRICT_TOOL),

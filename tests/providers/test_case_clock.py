@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,35 @@ def test_limit_in_retry_backoff_is_an_error_record(tmp_path: Path) -> None:
     record = result.records[0]
     assert record.status == "error" and record.error is not None and record.error.type == "CaseTimeout"
     assert "retry backoff" in record.error.message
+
+
+@pytest.mark.parametrize(
+    ("fault", "cause"),
+    [
+        (Fault("503", message="upstream overloaded"), "HTTP 503: upstream overloaded"),
+        (Fault("html"), "an HTML page, not JSON"),
+        (Fault("not_json"), "truncated or invalid JSON body"),
+        (Fault("drop"), "connection"),
+    ],
+    ids=["503", "html", "not_json", "drop"],
+)
+def test_a_limit_that_cuts_the_retries_names_the_last_failed_attempt(
+    tmp_path: Path, fault: Fault, cause: str
+) -> None:
+    """Issue 33, item 9: the message said only "(retry backoff)", never why the attempts failed."""
+    suite = write_suite(tmp_path, [{"id": "c0", "timeout_s": 1.5}])
+    with ProtocolServer(responder=echo_responder) as server:
+        server.fault_rule = lambda api, body: fault  # every attempt fails the same way
+        result = run(suite, f"openai:echo@{server.url}", tmp_path / "run")
+        sent = len(server.requests)
+    record = result.records[0]
+    assert record.status == "error" and record.error is not None and record.error.type == "CaseTimeout"
+    message = record.error.message
+    assert "ran out while waiting on the endpoint" in message
+    counted = re.search(r"after (\d+) failed attempts?, the last: ", message)
+    assert counted is not None and 1 <= int(counted.group(1)) <= sent, message
+    assert cause in message[counted.end() :], message
+    assert "\n" not in message
 
 
 def test_limit_while_queued_at_the_rate_limiter_is_an_error_record(tmp_path: Path) -> None:

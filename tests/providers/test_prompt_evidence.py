@@ -49,7 +49,8 @@ def test_format_failure_keeps_raw_text_and_gets_its_reason(tmp_path: Path) -> No
     assert with_calls
     for record in result.records:
         [info] = record.trace.rounds
-        assert info.raw_text == BROKEN and info.finish_reason == FORMAT_ERROR
+        # the text as received is the text (nothing was taken out): stored once, raw_text left out
+        assert info.text == BROKEN and info.raw_text is None and info.finish_reason == FORMAT_ERROR
         assert info.text_call_format is None  # prompt mode: the model's fault, never a serving suspect
     for record in with_calls:
         for verdict in record.verdicts.values():

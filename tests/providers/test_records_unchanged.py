@@ -12,6 +12,9 @@ They were re-written again in issue 27, when the starter's ``get_weather`` contr
 ``"e.g. Paris": null`` (an unquoted YAML flow mapping) and its description became ``City name, e.g.
 Paris``: each of the 39 bodies differs from the old one by exactly that fragment (record lines,
 summaries and the cache key unchanged).
+In issue 33 a record began to store its final text once: ``"final_text": null`` when it is the last
+round's text, read back from there. The digests are of each line with that copy written out again
+(:data:`~callbench.types.trace.KEEP_COPIES`), which gives the old bytes: all record digests matched.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import callbench  # noqa: E402
 from callbench.providers.cache import cache_key  # noqa: E402
 from callbench.types.contract import ToolContract  # noqa: E402
 from callbench.types.messages import GenerationSettings, Message, ToolCall  # noqa: E402
+from callbench.types.records import CaseRecord  # noqa: E402
+from callbench.types.trace import KEEP_COPIES  # noqa: E402
 
 EXPECTED = HERE / "fixtures" / "records_fingerprint.json"
 TIMING = re.compile(rb'"(started_at|duration_ms|latency_ms)":(-?[0-9.eE+-]+|null)')
@@ -44,10 +49,13 @@ SUMMARY_TIMING = {"latency_ms_p50", "latency_ms_p95", "latency_ms_mean", "durati
 
 
 def line_digests(run_dir: Path) -> dict[str, str]:
-    """``key#trial`` -> digest of the record line with its timing values zeroed."""
+    """``key#trial`` -> digest of the record line with its timing values zeroed (and its final text
+    written out where it was stored once, as the last round's)."""
     digests: dict[str, str] = {}
     for raw in (run_dir / "records.jsonl").read_bytes().splitlines():
         record = json.loads(raw)
+        if record["trace"].get("final_text", "") is None:
+            raw = CaseRecord.model_validate_json(raw).model_dump_json(context={KEEP_COPIES: True}).encode()
         zeroed = TIMING.sub(lambda m: b'"' + m[1] + b'":0', raw)
         digests[f"{record['key']}#{record['trial']}"] = hashlib.sha256(zeroed).hexdigest()
     return dict(sorted(digests.items()))

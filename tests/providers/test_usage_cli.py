@@ -6,14 +6,17 @@ from pathlib import Path
 
 import pytest
 import typer
+from protocol_server import Fault, ProtocolServer
 from typer.testing import CliRunner
 
+import callbench
 from callbench.cli import cache as cache_cli
 from callbench.errors import ConfigError
-from callbench.harness.usage import Price, load_prices, percentile, usage_summary
+from callbench.harness.usage import Price, load_prices, percentile, requests_text, usage_summary
 from callbench.providers.cache import ResponseCache
 from callbench.types.messages import ModelTurn, Usage
 from callbench.types.records import CaseRecord
+from callbench.types.summary import TokenCounts
 from callbench.types.trace import RoundInfo, Trace
 
 
@@ -56,6 +59,33 @@ def test_usage_summary_counts_tokens_latency_and_cost() -> None:
 def test_no_price_means_no_cost() -> None:
     assert usage_summary([_record("a", [(1, 1, 1.0, False)])])["cost_usd"] is None
     assert percentile([], 50) is None
+
+
+def test_requests_that_got_no_answer_are_not_counted_as_answered(tmp_path: Path) -> None:
+    """Issue 33, item 9: a case whose every attempt failed said "1 answered request" (its round was
+    counted though nothing answered it). Three attempts, none answered: 0 answered, 3 sent."""
+    with ProtocolServer() as server:
+        server.fault_rule = lambda api, body: Fault("503", retry_after=0.01)
+        result = callbench.run(
+            "starter",
+            f"openai:m@{server.url}",
+            out_dir=tmp_path / "run",
+            cache=False,
+            progress="quiet",
+            max_retries=2,
+            limit=1,
+        )
+    assert result.summary["n_error"] == 1 and len(result.records[0].trace.rounds) == 1
+    tokens = TokenCounts(**result.summary["usage"]["tokens"])
+    line = requests_text(tokens, result.summary["requests"])
+    expected = "0 answered requests (0 from cache), 3 HTTP attempts, 2 retries (1 given up)"
+    assert line.startswith(expected), line
+    # one answered round, then one that failed: one answered request
+    answered = RoundInfo(index=1, started_at=0.0, latency_ms=5.0, model="m", finish_reason="tool_calls")
+    failed = RoundInfo(index=2, started_at=0.0)
+    record = _record("x", [])
+    record.trace.rounds = [answered, failed]
+    assert usage_summary([record])["tokens"]["requests"] == 1
 
 
 def test_price_table_errors_name_the_field(tmp_path: Path) -> None:

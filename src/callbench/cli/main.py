@@ -106,6 +106,7 @@ def interrupted_line() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI. User errors print one line (no traceback) and exit 2."""
     warnings.showwarning = _show_warning
+    _tolerate_unprintable_text()
     try:
         _discover()  # inside the error boundary: a plugin problem is one line, never a traceback
         # Outside standalone mode typer returns an exit code instead of exiting: Ctrl-C comes back as
@@ -136,6 +137,15 @@ def main(argv: list[str] | None = None) -> int:
             return int(exc.exit_code)  # type: ignore[attr-defined]
         raise
     return 0
+
+
+def _tolerate_unprintable_text() -> None:
+    """A model's, agent's or tool's text may hold what the terminal cannot encode (a lone surrogate,
+    or anything outside an ASCII locale): printed as escapes, never a crash mid-run."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # absent on replaced streams (tests)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _is_usage_error(exc: BaseException) -> bool:

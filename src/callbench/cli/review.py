@@ -21,7 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from callbench.cli.common import require_run_folder, serve_until_stopped
-from callbench.errors import ConfigError
+from callbench.errors import ConfigError, require_extra
 
 SERVE = "serve"
 
@@ -114,6 +114,7 @@ def agreement_cmd(
 
     Per scorer and rubric criterion, with 95% intervals; --consensus NAME records NAME's decision
     as the agreed verdict of each unsettled disagreement."""
+    require_extra("review", "callbench review agreement")  # before any review is read
     from callbench.review.agreement_report import FORMATS, agreement_report, record_consensus
 
     require_run_folder(run_dir)

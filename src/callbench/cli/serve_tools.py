@@ -35,7 +35,13 @@ def serve_tools(
 
     from callbench.executors.base import run_sync
     from callbench.harness.config import Selection
-    from callbench.harness.serve_case import open_case, serve_http, serve_over_stdio, stderr_log
+    from callbench.harness.serve_case import (
+        open_case,
+        serve_http,
+        serve_over_stdio,
+        stderr_log,
+        until_terminated,
+    )
     from callbench.report.progress import verdict_word
     from callbench.suites.resolve import load_suite
 
@@ -43,11 +49,12 @@ def serve_tools(
     loaded = load_suite(suite, data=data, registry=registry, **parse_key_values(option))
     served = open_case(loaded, case, checked.k)
     try:
+        # Ctrl-C and SIGTERM both end the serving and go on to the scoring.
         with contextlib.suppress(KeyboardInterrupt):
             if stdio:
-                asyncio.run(serve_over_stdio(served, stderr_log))
+                asyncio.run(until_terminated(serve_over_stdio(served, stderr_log)))
             else:
-                asyncio.run(serve_http(served, port, stderr_log))
+                asyncio.run(until_terminated(serve_http(served, port, stderr_log)))
         verdicts = run_sync(served.score())
         stderr_log(f"{len(served.episode.trace.calls)} call(s) made; verdicts on them (no final answer):")
         for name, verdict in verdicts.items():

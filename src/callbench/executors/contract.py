@@ -40,7 +40,12 @@ class ContractSession(ExecutorSession):
 
 def synthetic_result(name: str, arguments: dict[str, Any], schema: dict[str, Any] | None) -> Any:
     """A reproducible result for ``name(arguments)``: a value of ``schema`` or a generic acknowledgement."""
-    seed = int(hashlib.sha256(f"{name}\n{canonical_json(arguments)}".encode()).hexdigest()[:16], 16)
+    seed = int(
+        hashlib.sha256(f"{name}\n{canonical_json(arguments)}".encode("utf-8", "surrogatepass")).hexdigest()[
+            :16
+        ],
+        16,
+    )
     if schema is None:
         return {"status": "ok", "tool": name, "arguments": arguments}
     return _value(schema, random.Random(seed), name, arguments, depth=0)

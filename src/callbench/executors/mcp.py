@@ -5,10 +5,11 @@ expected failure: the model hears the message and the call is scored as a failed
 that died, a broken connection or a call that timed out is infrastructure: the session raises
 :class:`~callbench.errors.ToolServerFault` (``tool_server_lost``, ``tool_server_timeout``; a
 reply whose structured content breaks the tool's own declared ``outputSchema`` is
-``tool_server_bad_result``), so the
-case becomes an error record (counted, excluded from accuracy, re-run by ``--resume``). The time a
-call waits on the server is the server's, not the model's: the case clock hears of it as of a model
-request, and a case limit that runs out during it is a ``tool_server_timeout`` error record too.
+``tool_server_bad_result``; an answer over the size limit on one message is
+``tool_server_too_large``), so the case becomes an error record (counted, excluded from accuracy,
+re-run by ``--resume``). The time a call waits on the server is the server's, not the model's: the
+case clock hears of it as of a model request, and a case limit that runs out during it is a
+``tool_server_timeout`` error record too.
 
 Connections are per run, not per case. Starting a real server costs seconds (``mcp-server-git``
 imports GitPython and the SDK: about 2 s here) while a call costs milliseconds, so one connection per
@@ -29,7 +30,6 @@ notes on schemas that were not strict, and an executor bound to the same server.
 from __future__ import annotations
 
 import asyncio
-import json
 import traceback
 import weakref
 from dataclasses import dataclass, field
@@ -43,6 +43,7 @@ from callbench.mcp.client import (
     McpCallResult,
     McpConnection,
     McpConnectionLost,
+    McpResultTooLarge,
     McpServerError,
     McpServerSpec,
 )
@@ -50,6 +51,7 @@ from callbench.suites.suite import Suite
 from callbench.tools.mcp_source import fetch_listing
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
+from callbench.types.jsoncodec import depth_exceeds, parse_json_value, utf8_encodable
 from callbench.types.waits import TOOL_SERVER, endpoint_waits
 
 
@@ -141,6 +143,8 @@ class McpExecutor(Executor):
             raise ToolServerFault("tool_server_lost", str(exc)) from exc
         except McpBadResult as exc:  # the server broke its own outputSchema: its fault, not the model's
             raise ToolServerFault("tool_server_bad_result", str(exc)) from exc
+        except McpResultTooLarge as exc:  # an answer over the message size limit: not a time-out
+            raise ToolServerFault("tool_server_too_large", str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - infrastructure, never the model's fault
             raise ToolBug(name, exc, traceback.format_exc()) from exc
         finally:
@@ -172,8 +176,8 @@ def json_text_value(text: str) -> Any:
     if not stripped or stripped[0] not in "{[":
         return text
     try:
-        return json.loads(stripped)
-    except ValueError:
+        return parse_json_value(stripped)
+    except ValueError:  # not JSON, or JSON nested too deep to keep as a value: the text itself
         return text
 
 
@@ -184,11 +188,20 @@ class McpSession(ExecutorSession):
         self.executor = executor
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        if not utf8_encodable(arguments):
+            # JSON allows a lone surrogate; JSON-RPC over UTF-8 cannot carry it (the SDK would drop
+            # the connection). The model's call is refused to it, like any other bad argument.
+            return ToolOutcome.failure(
+                "the arguments hold a lone UTF-16 surrogate, which an MCP message cannot carry: "
+                "the call was not sent to the tool server"
+            )
         reply = await self.executor.forward(name, self.map_arguments(name, arguments))
         text = self.map_text(reply.text)
         if reply.is_error:
             return ToolOutcome.failure(text or f"tool {name!r} reported an error", mcp_is_error=True)
-        result: Any = reply.structured if reply.structured is not None else json_text_value(text)
+        result: Any = reply.structured
+        if result is None or depth_exceeds(result):  # too deep to keep as a value: its text
+            result = json_text_value(text)
         return ToolOutcome(ok=True, result=result, content=text)
 
     def map_arguments(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

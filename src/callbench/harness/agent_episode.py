@@ -16,6 +16,7 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from callbench.harness.observer import Observers
 from callbench.mcp.serve import CaseToolServer, ToolReply
 from callbench.providers.agent_under_test import AgentRequest, AgentResult, AgentRunner
 from callbench.types.messages import ToolCall
+from callbench.types.run_options import DEFAULT_SIZE_LIMITS
+from callbench.types.textcap import cap_text
 from callbench.types.trace import AgentRun, RoundInfo, Trace
 
 ROUND_GAP_S = 0.05
@@ -36,8 +39,10 @@ class CaseEndpoint:
     """The MCP tool handler of one case: serialises the agent's calls into the case's trace.
 
     An executor session runs calls one at a time in arrival order (a lock), as the offline loop does.
-    An infrastructure failure inside a call (a tool bug, a broken executor) is kept and re-raised by
-    :meth:`raise_failure` after the agent finishes: the case becomes an error record, not a score.
+    An infrastructure failure inside a call (a tool bug, a broken executor) answers that call with
+    "harness failure" and is kept (the first one) and re-raised by :meth:`raise_failure` after the
+    agent finishes: the case becomes an error record, not a score. It never changes the answers to
+    the calls after it: they are executed and answered as they would be without it.
     """
 
     def __init__(self, episode: Episode, session: ExecutorSession) -> None:
@@ -53,12 +58,11 @@ class CaseEndpoint:
         raw = json.dumps(arguments, ensure_ascii=False)
         call = ToolCall(id=f"mcp_{next(self._ids)}", name=name, arguments_raw=raw, arguments=arguments)
         async with self._lock:
-            if self.failure is not None:
-                return ToolReply("callbench could not execute this call (harness failure)", is_error=True)
             try:
                 record, text = await execute_call(self.episode, self.session, call, round_index=0)
-            except Exception as exc:
-                self.failure = exc
+            except Exception as exc:  # a fault of this call only: the next one is answered as usual
+                if self.failure is None:
+                    self.failure = exc
                 return ToolReply("callbench could not execute this call (harness failure)", is_error=True)
         record.started_at = arrived
         return ToolReply(text, is_error=record.execution in ("error", "rejected", "not_executed"))
@@ -116,8 +120,10 @@ async def run_agent_episode(
         server.close(url)
         shutil.rmtree(agent_folder(workdir), ignore_errors=True)
     endpoint.raise_failure()
-    record_outcome(trace, agent, result, url)
+    record_outcome(trace, agent, result, url, episode.size_limits)
     trace.rounds = reconstruct_rounds(trace)
+    if trace.truncated and "final_text" in trace.truncated:  # the answer round holds the same text
+        trace.note_truncated(f"rounds[{len(trace.rounds) - 1}].text", trace.truncated["final_text"])
     if observers is not None:
         for info in trace.rounds:
             calls = [c for c in trace.calls if c.call_id in info.call_ids]
@@ -125,14 +131,22 @@ async def run_agent_episode(
     return trace
 
 
-def record_outcome(trace: Trace, agent: AgentRunner, result: AgentResult, url: str) -> None:
-    trace.final_text = result.answer
+def record_outcome(
+    trace: Trace, agent: AgentRunner, result: AgentResult, url: str, limits: Mapping[str, int] | None = None
+) -> None:
+    """Put the agent's outcome on the trace: its answer and stderr within their size limits (a head
+    and a tail over them, the cut noted in ``trace.truncated``)."""
+    limits = limits or DEFAULT_SIZE_LIMITS
+    trace.final_text, size = cap_text(result.answer, limits["answer"])
+    trace.note_truncated("final_text", size)
+    stderr_tail, size = cap_text(result.stderr_tail, limits["stderr"])
+    trace.note_truncated("agent.stderr_tail", size)
     trace.stop_reason = result.outcome
     trace.agent = AgentRun(
         agent=agent.spec,
         outcome=result.outcome,
         exit_code=result.exit_code,
-        stderr_tail=result.stderr_tail,
+        stderr_tail=stderr_tail,
         message=result.message,
         duration_ms=result.duration_ms,
         mcp_url=url,

@@ -18,6 +18,10 @@ CASE_TIMEOUT = "CaseTimeout"
 """Error type of a case whose time limit ran out while the harness was waiting on the endpoint."""
 
 
+FAILURE_CHARS = 240
+"""At most this much of the last failed attempt's error goes into a ``CaseTimeout`` message."""
+
+
 class CaseTimeoutError(Exception):
     """The case has no time left to wait on the endpoint (raised before a request is sent)."""
 
@@ -55,6 +59,10 @@ class CaseClock:
         """What the current (or last) wait was for: ``request``, ``retry backoff``..."""
         self.charged_to: str = "model"
         """``model`` or ``endpoint``: whose deadline the scope carries now."""
+        self.failures = 0
+        """Attempts of the current (or last) wait on the endpoint that failed and were retried."""
+        self.last_failure = ""
+        """Why the last of them failed (the provider's one-line error)."""
         self.credited_s = 0.0
         """Seconds callbench's event loop was held by another case or by callbench itself (see
         :mod:`callbench.harness.watchdog`): never charged to this case's model."""
@@ -91,6 +99,7 @@ class CaseClock:
             return
         if self._depth == 0:
             now = self._loop.time()
+            self.failures, self.last_failure = 0, ""  # a new wait: earlier failures were answered
             if now >= self.started + self.limit_s:
                 self.waiting_for = "request"
                 raise CaseTimeoutError(self.message(now))
@@ -101,6 +110,11 @@ class CaseClock:
     def note(self, what: str) -> None:
         if self._listening():
             self.waiting_for = what
+
+    def failed(self, cause: str) -> None:
+        if self._listening():
+            self.failures += 1
+            self.last_failure = cause
 
     def end(self) -> None:
         if not self._listening():
@@ -139,9 +153,16 @@ class CaseClock:
                 f"had not answered the call; {waited:.1f}s of the case's {now - self.started:.1f}s were "
                 "spent waiting on the model's endpoint and the tool server, never charged to the model"
             )
+        what = self.waiting_for or "request"
+        if self.failures:
+            cause = " ".join(self.last_failure.split())  # one line, however the provider wrote it
+            if len(cause) > FAILURE_CHARS:
+                cause = cause[: FAILURE_CHARS - 1] + "…"
+            plural = "" if self.failures == 1 else "s"
+            what += f" after {self.failures} failed attempt{plural}, the last: {cause}"
         return (
             f"case time limit of {self.limit_s:g}s ran out while waiting on the endpoint "
-            f"({self.waiting_for or 'request'}); {waited:.1f}s of the case's {now - self.started:.1f}s "
+            f"({what}); {waited:.1f}s of the case's {now - self.started:.1f}s "
             "were spent waiting on the endpoint, which is never charged to the model"
         )
 

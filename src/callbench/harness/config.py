@@ -34,7 +34,14 @@ from callbench.scoring.base import Scorer
 from callbench.suites.suite import Suite
 from callbench.types.messages import GenerationSettings
 from callbench.types.names import did_you_mean
-from callbench.types.run_options import FLAGS, OPTIONS, RUN_OPTIONS, UNRECORDED_FIELDS, names
+from callbench.types.run_options import (
+    FLAGS,
+    OPTIONS,
+    RUN_OPTIONS,
+    UNRECORDED_FIELDS,
+    names,
+    parse_size_limits,
+)
 
 ScorerFactory: TypeAlias = Callable[[Suite], Scorer]
 """What the catalog registers for a scorer: ``factory(suite) -> Scorer``."""
@@ -205,9 +212,14 @@ class Selection:
     """Native mode: score a call the server left in the answer's text (its tool-call parser failed) as
     a call, recorded as recovered (``--recover-text-calls``). Such runs are never pooled with plain
     native runs."""
+    size_limits: Mapping[str, int | str] = declared("size_limits")
+    """Bytes a record keeps of a model reply, an agent answer, a tool result and a stderr tail
+    (``--size-limit``; keys ``reply``, ``answer``, ``tool_result``, ``stderr``, sizes as ints or
+    ``"2MB"``); keys not given keep their default. Over it a text keeps a head and a tail."""
 
     def __post_init__(self) -> None:
         _normalize_strings(self, "case_ids")
+        _set(self, "size_limits", parse_size_limits(self.size_limits, _label(self, "size_limits")))
         _set(self, "case_timeouts", _parse_case_timeouts(self))
         _check_bool(self, "recover_text_calls")
         if self.tools is not None and not (isinstance(self.tools, str) and self.tools.startswith("mcp:")):
@@ -473,6 +485,7 @@ class RunConfig:
     trials: int = declared("trials")
     case_timeouts: dict[str, float] = declared("case_timeouts")
     recover_text_calls: bool = declared("recover_text_calls")
+    size_limits: dict[str, int] = declared("size_limits")
     # Output
     out_dir: Path | None = declared("out_dir")
     runs_root: Path = declared("runs_root")

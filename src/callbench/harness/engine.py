@@ -37,6 +37,7 @@ from callbench.secrets import has_secrets, scrub_json_bytes
 from callbench.suites.suite import Suite
 from callbench.tools.retrieve import retrieval_recall
 from callbench.types.case import Case
+from callbench.types.jsoncodec import load_model, model_json_bytes
 from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
@@ -255,10 +256,10 @@ class RecordSink:
         """Write ``record`` and show it, with every known secret blanked first: an agent's answer,
         a tool result or a tool server's message may hold a key, and the record feeds every output
         (``records.jsonl``, the summary, reports, ``view``, observers)."""
-        data = record.__pydantic_serializer__.to_json(record)
+        data = model_json_bytes(record)
         cleaned = scrub_json_bytes(data) if has_secrets() else None
         if cleaned is not None:
-            data, record = cleaned, CaseRecord.model_validate_json(cleaned)
+            data, record = cleaned, load_model(CaseRecord, cleaned)
         self.writer.write_json(data)
         self.fan.emit("on_case_end", record)
         self.written += 1
@@ -354,6 +355,7 @@ async def run_job(
         suite.system_prompt,
         registry=registry,
         recover_text_calls=config.recover_text_calls,
+        size_limits=config.size_limits,
     )
     watchdog = current_watchdog.get()
     if watchdog is not None:

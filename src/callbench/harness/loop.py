@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -18,6 +19,8 @@ from callbench.types.case import Case
 from callbench.types.contract import ToolContract
 from callbench.types.fields import set_fields
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
+from callbench.types.run_options import DEFAULT_SIZE_LIMITS
+from callbench.types.textcap import cap_text, cap_value
 from callbench.types.trace import RoundInfo, Trace, TraceCall
 
 
@@ -43,6 +46,8 @@ class Episode:
     """The case's registry, for declared equivalents (default: one built from the offered tools)."""
     recover_text_calls: bool = False
     """``--recover-text-calls``: a call the server left in an answer's text is taken as a call."""
+    size_limits: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZE_LIMITS))
+    """``--size-limit``: bytes the trace keeps of each reply, answer, tool result and stderr tail."""
 
     def __post_init__(self) -> None:
         self.offered_by_name = {t.name: t for t in self.offered}
@@ -86,7 +91,7 @@ async def run_episode(
             observers.emit_round(case, info, [])
             return trace
         turn = read_text_calls(turn, episode, round_prefix(episode.messages))
-        _record_turn(trace, info, turn)
+        _record_turn(trace, info, turn, episode.size_limits["reply"])
         episode.messages.append(Message.assistant(turn))
         await session.begin_round(round_index, turn.tool_calls)
         new_calls = [await _execute(episode, session, call, round_index) for call in turn.tool_calls]
@@ -143,26 +148,41 @@ def read_text_calls(turn: ModelTurn, episode: Episode, id_prefix: str) -> ModelT
     )
 
 
-def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn) -> None:
+def _record_turn(trace: Trace, info: RoundInfo, turn: ModelTurn, limit: int) -> None:
+    """Record the turn on its round, each text within the reply limit (a head and a tail over it);
+    the text as received only when it differs from the text left (every text stored once)."""
     recovered = sum(c.recovered_from is not None for c in turn.tool_calls)
+    where = f"rounds[{len(trace.rounds) - 1}]"
+    text, size = cap_text(turn.text, limit)
+    trace.note_truncated(f"{where}.text", size)
+    raw_text, reasoning = turn.raw_text, turn.reasoning
+    if raw_text is not None:
+        raw_text, cut = (None, None) if raw_text == turn.text else cap_text(raw_text, limit)
+        trace.note_truncated(f"{where}.raw_text", cut)
+    if reasoning is not None:
+        reasoning, cut = cap_text(reasoning, limit)
+        trace.note_truncated(f"{where}.reasoning", cut)
     set_fields(
         info,
-        text=turn.text,
+        text=text,
         call_ids=[c.id for c in turn.tool_calls],
         usage=turn.usage,
         latency_ms=turn.latency_ms,
         cached=turn.cached,
         model=turn.model,
         finish_reason=turn.finish_reason,
-        raw_text=turn.raw_text,
-        reasoning=turn.reasoning,
+        raw_text=raw_text,
+        reasoning=reasoning,
         text_call_format=turn.text_call_format,
         ttft_ms=turn.ttft_ms,
         recovered_calls=recovered or None,
     )
     if turn.usage:
         trace.usage = trace.usage + turn.usage
-    trace.final_text = turn.text
+    trace.final_text = text  # the same text: stored once (``Trace.final_text``)
+    if trace.truncated is not None:  # an earlier round's cut answer is no longer the final text
+        trace.truncated.pop("final_text", None)
+    trace.note_truncated("final_text", size)
 
 
 async def _execute(episode: Episode, session: ExecutorSession, call: ToolCall, round_index: int) -> TraceCall:
@@ -206,17 +226,29 @@ async def execute_call(
         outcome = await session.call(record.tool, record.arguments or {})
         record.duration_ms = (time.perf_counter() - started) * 1000
         record.execution = "ok" if outcome.ok else "error"
-    record.result = outcome.result
-    record.error = outcome.error
+    result_json = _result_json(outcome)
+    # The caller hears the whole result; the trace keeps it within the tool-result limit.
+    limit = episode.size_limits["tool_result"]
+    record.result, size = cap_value(outcome.result, limit, result_json)
+    trace.note_truncated(f"calls[{record.index}].result", size)
+    record.error, size = (None, None) if outcome.error is None else cap_text(outcome.error, limit)
+    trace.note_truncated(f"calls[{record.index}].error", size)
     record.annotations = outcome.annotations
-    return record, _content(episode, outcome)
+    return record, _content(episode, outcome, result_json)
 
 
-def _content(episode: Episode, outcome: ToolOutcome) -> str:
+def _result_json(outcome: ToolOutcome) -> str | None:
+    """The JSON text of a result the caller hears as JSON (``None``: it hears the executor's text)."""
+    if outcome.content is None and outcome.ok:
+        return json.dumps(outcome.result, ensure_ascii=False, default=str)
+    return None
+
+
+def _content(episode: Episode, outcome: ToolOutcome, result_json: str | None) -> str:
     if outcome.content is not None:
         text = outcome.content
-    elif outcome.ok:
-        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
+    elif result_json is not None:
+        text = result_json
     else:
         text = json.dumps({"error": outcome.error}, ensure_ascii=False)
     if episode.policy.appends_guidance and episode.case.harness_guidance:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from callbench.errors import UserError
 from callbench.secrets import blank_url_credentials
 from callbench.types.fields import set_fields
+from callbench.types.jsoncodec import load_model, model_json, model_json_bytes
 from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import Summary
 
@@ -142,7 +143,7 @@ class RecordTail:
 
     def _parse(self, raw: bytes, *, torn_ok: bool) -> CaseRecord | None:
         try:
-            return CaseRecord.model_validate_json(raw)
+            return load_model(CaseRecord, raw)
         except ValidationError as exc:
             if torn_ok:
                 self.skipped.append(self._line)
@@ -211,7 +212,7 @@ def set_aside_torn_tail(run_dir: Path, *, why: str) -> Path | None:
     start = data.rfind(b"\n") + 1
     tail = data[start:]
     try:
-        CaseRecord.model_validate_json(tail)
+        load_model(CaseRecord, tail)
     except ValidationError:
         pass
     else:  # a whole record whose newline was cut: complete the line instead
@@ -246,7 +247,7 @@ class RecordWriter:
         self.handle = self.path.open("ab", buffering=0)
 
     def write(self, record: CaseRecord) -> None:
-        self.write_json(record.__pydantic_serializer__.to_json(record))
+        self.write_json(model_json_bytes(record))
 
     def write_json(self, line: bytes) -> None:
         """Append one record already serialised (its JSON, without the line end)."""
@@ -264,7 +265,7 @@ def rewrite_records(run_dir: Path, records: Iterable[CaseRecord]) -> None:
     tmp = path.with_suffix(".jsonl.tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for record in records:
-            handle.write(record.model_dump_json() + "\n")
+            handle.write(model_json(record) + "\n")
     os.replace(tmp, path)
 
 

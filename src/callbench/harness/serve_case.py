@@ -12,10 +12,11 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,40 @@ async def serve_http(served: ServedCase, port: int, log: Log, stop: asyncio.Even
         url = server.open(served.episode.offered, served.handler(log), label=served.episode.case.key)
         log(f"serving {served.episode.case.key}: {len(served.offered_names)} tools at {url}")
         log(f"instruction: {served.episode.case.prompt_text()}")
-        log("stop with Ctrl-C; the calls made are then scored")
+        log("stop with Ctrl-C (or SIGTERM); the calls made are then scored")
         await (stop or asyncio.Event()).wait()
+
+
+async def until_terminated(work: Awaitable[None]) -> None:
+    """Await ``work``; SIGTERM ends it as Ctrl-C does, so the calls made are still scored.
+
+    docker, systemd, IDEs and the MCP Inspector stop a server with SIGTERM, whose default action
+    ends the process on the spot. Here it cancels the serving task, as asyncio does on the first
+    Ctrl-C, and the wait returns normally (where the loop cannot take signal handlers, as on
+    Windows, SIGTERM keeps its default action).
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        if task is not None and not stopped:
+            stopped = True
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here
+        await work
+        return
+    try:
+        await work
+    except asyncio.CancelledError:
+        if not stopped or task is None or task.uncancel() > 0:
+            raise  # cancelled by something else as well
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 async def serve_over_stdio(served: ServedCase, log: Log) -> None:

@@ -30,6 +30,7 @@ from callbench.harness.summary import ServingTally, check_modes, qc_flags, set_s
 from callbench.harness.usage import SMALL_ARRAY, UsageTally
 from callbench.scoring.base import Aggregator
 from callbench.stats import Interval, clustered_accuracy, template_of, trial_figures, wilson_interval
+from callbench.types.jsoncodec import load_model
 from callbench.types.records import CaseRecord, RunHeader
 from callbench.types.summary import (
     SUMMARY_SCHEMA_VERSION,
@@ -84,7 +85,7 @@ def _ids(path: Path) -> Iterator[tuple[int, _RecordId]]:
     an error naming the file and line."""
     for number, (offset, raw) in enumerate(_lines(path), 1):
         try:
-            yield offset, _RecordId.model_validate_json(raw)
+            yield offset, load_model(_RecordId, raw)
         except ValidationError as exc:
             if raw.endswith(b"\n"):
                 raise UserError(f"{path}:{number}: invalid record: {exc.errors()[0]['msg']}") from None
@@ -153,7 +154,7 @@ def iter_latest(run_dir: Path, index: LatestIndex | None = None) -> Iterator[Cas
             if number in index.moved:
                 other.seek(index.moved[number])
                 raw = other.readline()
-            yield slim_record(CaseRecord.model_validate_json(raw))
+            yield slim_record(load_model(CaseRecord, raw))
 
 
 class _Mean:

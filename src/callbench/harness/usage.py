@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from callbench.errors import ConfigError
 from callbench.types.records import CaseRecord
 from callbench.types.summary import RunUsage, TokenCounts
+from callbench.types.trace import RoundInfo
 
 PRICES_ENV = "CALLBENCH_PRICES"
 
@@ -71,12 +72,31 @@ def _percentile_sorted(ordered: Any, q: float) -> float | None:
     return low_value + (high_value - low_value) * (pos - low)
 
 
+def answered(info: RoundInfo) -> bool:
+    """The round's request got an answer (a reply, or a refusal such as a context overflow).
+
+    The loop records a round before it sends the request, so a request that failed (an error record
+    whose retries ran out, a case limit that cut it) leaves a round with nothing from the endpoint in it.
+    """
+    return (
+        info.cached
+        or bool(info.reconstructed)
+        or info.latency_ms is not None
+        or info.usage is not None
+        or info.model is not None
+        or info.finish_reason is not None
+    )
+
+
 def case_usage(record: CaseRecord) -> dict[str, int]:
-    """Tokens of one case: live and cached rounds apart."""
+    """Tokens of one case: live and cached rounds apart; ``requests`` counts live rounds that were
+    answered (a request that failed is in the model wrapper's counters, not here)."""
     live = {"input": 0, "output": 0, "reasoning": 0, "cached_input": 0, "requests": 0, "cache_hits": 0}
     for info in record.trace.rounds:
         if info.cached:
             live["cache_hits"] += 1
+            continue
+        if not answered(info):
             continue
         live["requests"] += 1
         if info.usage is not None:
@@ -207,7 +227,8 @@ def estimate_cost(tokens: dict[str, int], price: Price) -> float:
 def requests_text(tokens: TokenCounts, counters: Mapping[str, int] | None = None) -> str:
     """What a run asked of its endpoint, for the summary line.
 
-    ``answered requests`` are the model rounds in the records (live and from the response cache);
+    ``answered requests`` are the model rounds in the records that got an answer (live and from the
+    response cache; a request that failed, even after all its retries, is not one);
     ``HTTP attempts`` and ``retries`` come from the model wrapper's counters (``summary.json`` →
     ``requests``): every request sent counts as an attempt, and each one that failed transiently and
     was sent again counts as a retry. A summary without counters (rebuilt by ``callbench score``, or

@@ -12,19 +12,23 @@ calls them. Every failure to *start* (command not found, server exits at start, 
 handshake failure, time-out) is one :class:`McpServerError` line naming the spec, with the tail of a
 stdio server's stderr when it died. A failure *after* the connection was up (the server died, the
 connection broke, a call timed out) is :class:`McpConnectionLost`: infrastructure, not the caller's
-input, so it is not a ``UserError``.
+input, so it is not a ``UserError``. An answer over the size limit on one message of a stdio server
+(:func:`max_message_bytes`) is :class:`McpResultTooLarge`, and a line on its stdout that is not
+JSON-RPC is one :class:`McpServerNoise` warning (see :mod:`callbench.mcp.stdio`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import shutil
 import tempfile
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal, TextIO
 
 import anyio
 
@@ -33,6 +37,14 @@ from callbench.errors import CallbenchError, ConfigError
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
 DEFAULT_CALL_TIMEOUT_S = 60.0
 STDERR_TAIL_CHARS = 400
+MAX_MESSAGE_ENV = "CALLBENCH_MCP_MAX_MESSAGE_MB"
+DEFAULT_MAX_MESSAGE_MB = 16
+"""The largest message (one JSON-RPC line: a tool's answer) read from a stdio server, in MiB."""
+NOISE_CHARS = 160
+"""How much of a stray stdout line a warning shows."""
+STDERR_READ_BYTES = 16 << 10
+"""How much of the end of a stdio server's stderr file is read for its tail (a chatty server's log
+may be large; the tail is its last lines)."""
 
 # JSON-RPC codes the SDK uses for a dead peer and a request time-out; other error replies to a
 # tools/call (e.g. -32602 for an unknown tool or bad parameters) come from a live server.
@@ -51,6 +63,33 @@ class McpConnectionLost(CallbenchError):
         super().__init__(message)
         self.timed_out = timed_out
         """The server did not answer within the call time-out (rather than going away)."""
+
+
+class McpResultTooLarge(CallbenchError):
+    """A stdio server's answer was over the size limit on one message (:func:`max_message_bytes`): it
+    was dropped unread, which is neither the caller's fault nor a time-out."""
+
+
+class McpServerNoise(UserWarning):
+    """A stdio server wrote a line that is not JSON-RPC on its stdout (it was skipped)."""
+
+    one_line = True
+    """The CLI prints it as one ``callbench: warning:`` line."""
+
+
+def max_message_bytes() -> int:
+    """The size limit on one message from a stdio server: ``CALLBENCH_MCP_MAX_MESSAGE_MB`` MiB (default
+    :data:`DEFAULT_MAX_MESSAGE_MB`); a value that is not a positive number is one ConfigError line."""
+    raw = os.environ.get(MAX_MESSAGE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_MESSAGE_MB << 20
+    try:
+        megabytes = float(raw)
+    except ValueError:
+        megabytes = 0.0
+    if not 0 < megabytes < float("inf"):
+        raise ConfigError(f"{MAX_MESSAGE_ENV} must be a positive number of MiB, got {raw!r}")
+    return max(1, int(megabytes * (1 << 20)))
 
 
 class McpBadResult(CallbenchError):
@@ -157,8 +196,13 @@ class McpConnection:
         self.spec = spec if isinstance(spec, McpServerSpec) else McpServerSpec.parse(spec)
         self.connect_timeout_s = connect_timeout_s
         self.call_timeout_s = call_timeout_s
+        self.max_message_bytes = max_message_bytes()
+        self.noise_lines = 0
+        """Lines on a stdio server's stdout that were not JSON-RPC (the first one is warned about)."""
+        self.dropped_size: int | None = None
+        """The size of the last answer dropped for the size limit."""
         self._client: Any = None
-        self._errlog: IO[str] | None = None
+        self._errlog: TextIO | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
     # The SDK's transports hold task groups that must be exited by the task that entered them, and
@@ -236,7 +280,9 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
 
             return streamable_http_client(spec.url)
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from mcp.client.stdio import StdioServerParameters
+
+        from callbench.mcp.stdio import stdio_transport
 
         program = spec.command[0]
         if shutil.which(program, path=dict(spec.env).get("PATH")) is None:
@@ -245,7 +291,38 @@ class McpConnection:
         params = StdioServerParameters(
             command=program, args=list(spec.command[1:]), env=dict(spec.env) or None, cwd=spec.cwd
         )
-        return stdio_client(params, errlog=self._errlog)
+        return stdio_transport(
+            params,
+            errlog=self._errlog,
+            max_message_bytes=self.max_message_bytes,
+            on_noise=self._noise,
+            on_too_large=self._dropped,
+        )
+
+    def _noise(self, line: bytes) -> None:
+        self.noise_lines += 1
+        if self.noise_lines > 1:
+            return
+        text = " ".join(line.decode("utf-8", "replace").split())
+        if len(text) > NOISE_CHARS:
+            text = f"{text[:NOISE_CHARS]}… ({len(line)} bytes)"
+        warnings.warn(
+            McpServerNoise(
+                f"MCP server {self.spec.text!r} wrote a line that is not JSON-RPC on its stdout, skipped: "
+                f"{text!r} (later such lines are skipped without a word)"
+            ),
+            stacklevel=2,
+        )
+
+    def _dropped(self, size: int) -> None:
+        self.dropped_size = size
+
+    def _too_large(self, size: int) -> str:
+        return (
+            f"MCP server {self.spec.text!r}: its answer was {size / (1 << 20):.1f} MiB, over the size limit "
+            f"of {self.max_message_bytes / (1 << 20):g} MiB on one MCP message ({MAX_MESSAGE_ENV}); "
+            "it was dropped unread"
+        )
 
     def _close_errlog(self) -> None:
         if self._errlog is not None:
@@ -258,8 +335,9 @@ class McpConnection:
             return ""
         try:
             self._errlog.flush()
-            self._errlog.seek(0)
-            text = self._errlog.read()
+            raw = self._errlog.buffer
+            raw.seek(max(0, raw.seek(0, os.SEEK_END) - STDERR_READ_BYTES))
+            text = raw.read().decode("utf-8", errors="replace")
         except (OSError, ValueError):
             return ""
         return " | ".join(line.strip() for line in text.strip().splitlines()[-6:] if line.strip())[
@@ -293,6 +371,17 @@ class McpConnection:
         owner = getattr(self, "_owner", None)
         alive = owner is not None and not owner.done() and not getattr(self, "_broken", False)
         return self._client is not None and alive
+
+    def server_info(self) -> tuple[str | None, str | None, str | None]:
+        """``(name, version, protocol version)`` as the handshake gave them (``None``: not said)."""
+        client = self._require()
+        info = getattr(client, "server_info", None)
+        protocol = getattr(client, "protocol_version", None)
+        return (
+            str(getattr(info, "name", "") or "") or None,
+            str(getattr(info, "version", "") or "") or None,
+            str(protocol or "") or None,
+        )
 
     async def list_tools(self) -> list[McpTool]:
         """Every tool the server lists (all pages)."""
@@ -330,6 +419,8 @@ class McpConnection:
         a dead server, a broken connection or a time-out raises :class:`McpConnectionLost`."""
         from mcp.shared.exceptions import MCPError
 
+        from callbench.mcp.stdio import too_large_size
+
         client = self._require()
         try:
             reply = await client.call_tool(name, arguments)
@@ -339,9 +430,15 @@ class McpConnection:
             self._broken = True
             raise
         except MCPError as exc:
+            size = too_large_size(exc.data)
+            if size is not None:  # the answer was dropped for its size; the connection goes on
+                raise McpResultTooLarge(self._too_large(size)) from None
             if exc.code == _REQUEST_TIMEOUT:
                 raise McpConnectionLost(self._timed_out(), timed_out=True) from None
             if exc.code == _CONNECTION_CLOSED:
+                if self.dropped_size is not None:  # closed by the transport over a message too large
+                    self._broken = True
+                    raise McpResultTooLarge(self._too_large(self.dropped_size)) from None
                 raise McpConnectionLost(self._lost(exc)) from None
             # The server answered the call with a protocol error (unknown tool, invalid params):
             # alive and talking, so it is the call that failed, not the connection.

@@ -18,15 +18,18 @@ which the engine turns into an error record that ``--resume`` re-runs. See docs/
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import importlib
 import inspect
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -37,11 +40,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from callbench.errors import ConfigError, ProviderError
+from callbench.errors import ConfigError, ProviderError, missing_extra
 
 AgentOutcome = Literal["answer", "agent_crashed", "agent_timeout", "no_answer"]
-STDERR_TAIL_CHARS = 2000
-"""How much of an agent's stderr a record keeps (the end, where the error usually is)."""
 KINDS = ("cmd", "http", "py")
 
 
@@ -92,9 +93,11 @@ class AgentResult:
 
 
 def _tail(text: str | bytes) -> str:
+    """The agent's stderr as text, whole: the harness keeps a head and a tail of it in the record,
+    within the run's stderr size limit (``--size-limit stderr=``)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    return text[-STDERR_TAIL_CHARS:]
+    return text
 
 
 def _answered(answer: str, result: AgentResult) -> AgentResult:
@@ -153,6 +156,13 @@ class CommandAgent(AgentRunner):
             raise ConfigError(
                 f"--agent {self.spec!r}: command {program!r} not found (not on PATH, no such file)"
             )
+        script = _python_script(found, self.argv[1:])
+        if script is not None:
+            missing = _missing_imports(found, script)
+            if missing:
+                same = Path(found).resolve() == Path(sys.executable).resolve()
+                where = "" if same else f" for {found}"
+                raise missing_extra(f"--agent {self.spec!r}: {script.name}", missing[0], where=where)
 
     async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
         Path(request.workdir).mkdir(parents=True, exist_ok=True)
@@ -194,10 +204,11 @@ class CommandAgent(AgentRunner):
             duration_ms=(time.perf_counter() - started) * 1000,
         )
         answer_file = Path(request.answer_file)
+        # surrogateescape: bytes that are not UTF-8 stay in the answer losslessly (stored escaped)
         answer = (
-            answer_file.read_text(encoding="utf-8", errors="replace")
+            answer_file.read_text(encoding="utf-8", errors="surrogateescape")
             if answer_file.exists()
-            else stdout.decode("utf-8", errors="replace")
+            else stdout.decode("utf-8", errors="surrogateescape")
         )
         result.details["answer_source"] = "answer_file" if answer_file.exists() else "stdout"
         if process.returncode != 0:
@@ -206,6 +217,75 @@ class CommandAgent(AgentRunner):
             result.message = f"the agent exited with status {process.returncode}"
             return result
         return _answered(answer.strip(), result)
+
+
+_PYTHON = re.compile(r"python(\d+(\.\d+)*)?(\.exe)?$")
+
+
+def _python_script(program: str, args: list[str]) -> Path | None:
+    """The script a ``python [OPTIONS] SCRIPT.py ...`` command runs (``None``: another command)."""
+    if not _PYTHON.match(Path(program).name):
+        return None
+    for arg in args:
+        if arg.startswith("-"):
+            if arg in ("-c", "-m", "-X", "-W") or arg.startswith(("-c", "-m")):
+                return None  # code or a module, not a file; or an option whose value follows
+            continue
+        path = Path(arg)
+        return path if path.suffix == ".py" and path.is_file() else None
+    return None
+
+
+_FIND_MODULES = """
+import importlib.util, sys
+sys.path.insert(0, sys.argv[1])
+for name in sys.argv[2:]:
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        print(name)
+"""
+
+
+def _missing_imports(python: str, script: Path) -> list[str]:
+    """The modules ``script`` imports unconditionally at its top that ``python`` cannot find.
+
+    Only plain ``import``/``from ... import`` statements of the module body count (not those under
+    ``try``, ``if`` or in functions, which a script may guard), and only outside the standard library.
+    Every case would crash on them: said once here, before any case runs. Any doubt (a script that
+    does not parse, a check that fails) finds nothing, and the agent runs as it is.
+    """
+    try:
+        tree = ast.parse(script.read_bytes(), filename=str(script))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found = [node.module]
+        else:
+            continue
+        for name in (n.split(".")[0] for n in found):
+            if name not in sys.stdlib_module_names and name != "__future__" and name not in names:
+                names.append(name)
+    if not names:
+        return []
+    try:
+        done = subprocess.run(
+            [python, "-c", _FIND_MODULES, str(script.resolve().parent), *names],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if done.returncode != 0:
+        return []
+    return [name for name in done.stdout.split() if name in names]
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
@@ -251,7 +331,7 @@ class HttpAgent(AgentRunner):
             async with self._http.post(
                 self.target, json=request.to_json(), timeout=aiohttp.ClientTimeout(total=timeout_s)
             ) as reply:
-                body = await reply.text()
+                body = await reply.text(errors="surrogateescape")
                 status, content_type = reply.status, reply.content_type
         except TimeoutError:
             return AgentResult(
@@ -285,7 +365,7 @@ def _answer_from_body(body: str, content_type: str, result: AgentResult) -> str:
         return body.strip()
     try:
         value = json.loads(body)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the reader follows
         result.details["malformed_reply"] = True
         return body.strip()
     if isinstance(value, dict) and isinstance(value.get("answer"), str):
@@ -318,6 +398,13 @@ class PythonAgent(AgentRunner):
                 sys.path.insert(0, os.getcwd())  # like `python -m`: modules in the working folder import
             try:
                 module = importlib.import_module(self.module)
+            except ModuleNotFoundError as exc:
+                top = (exc.name or "").split(".")[0]
+                if top and top != self.module.split(".")[0]:  # the module is there; what it imports is not
+                    raise missing_extra(f"--agent {self.spec!r}: module {self.module!r}", top) from None
+                raise ConfigError(
+                    f"--agent {self.spec!r}: cannot import module {self.module!r}: ModuleNotFoundError: {exc}"
+                ) from None
             except Exception as exc:  # noqa: BLE001 - any import failure is the user's module
                 problem = f"{type(exc).__name__}: {exc}"
                 raise ConfigError(

@@ -27,6 +27,7 @@ from callbench.providers.wire import (
 )
 from callbench.secrets import get_key
 from callbench.types.contract import ToolContract
+from callbench.types.jsoncodec import parse_json_value
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -165,13 +166,16 @@ def _call(index: int, block: dict[str, Any], names: ToolNameMap) -> ToolCall:
         # A streamed tool input that did not parse as JSON: kept as the text that arrived.
         arguments, error = parse_arguments(payload)
         return ToolCall(id=call_id, name=name, arguments_raw=payload, arguments=arguments, parse_error=error)
-    ok = isinstance(payload, dict)
+    if isinstance(payload, dict):  # the usual case; parse_arguments refuses one nested too deep
+        arguments, error = parse_arguments(payload)
+    else:
+        arguments, error = None, f"tool input is a JSON {type(payload).__name__}, not an object"
     return ToolCall(
         id=call_id,
         name=name,
         arguments_raw=json.dumps(payload, ensure_ascii=False),
-        arguments=payload if ok else None,
-        parse_error=None if ok else f"tool input is a JSON {type(payload).__name__}, not an object",
+        arguments=arguments,
+        parse_error=error,
     )
 
 
@@ -193,7 +197,7 @@ def read_stream(reply: StreamReply, where: Endpoint) -> tuple[dict[str, Any], fl
     for event in reply.events:
         try:
             data = json.loads(event.data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise TransientProviderError(
                 f"{where.provider}: stream event {stream.events + 1} is not JSON ({event.data[:80]!r})"
             ) from None
@@ -270,8 +274,8 @@ class _Stream:
                 raw = "".join(self.inputs[index])
                 if raw.strip():
                     try:
-                        block["input"] = json.loads(raw)
-                    except json.JSONDecodeError:
+                        block["input"] = parse_json_value(raw)
+                    except ValueError:  # not JSON, or unusable JSON: parse_arguments says why
                         block["input"] = raw  # _call keeps it with its parse error
             content.append(block)
         return {**self.message, "content": content}

@@ -19,6 +19,7 @@ from callbench.errors import ConfigError
 from callbench.providers.tool_memo import memo
 from callbench.types.contract import ToolContract
 from callbench.types.hashing import canonical_json
+from callbench.types.jsoncodec import load_model, model_json
 from callbench.types.messages import GenerationSettings, Message, ModelTurn
 
 CACHE_DIR_ENV = "CALLBENCH_CACHE_DIR"
@@ -59,14 +60,14 @@ def cache_key(
     # Length-prefixed parts: no two different requests can concatenate to the same bytes.
     parts = [
         canonical_json(description),
-        *(m.model_dump_json() for m in messages),
+        *(model_json(m) for m in messages),
         *(memo(t, "hash-json", _tool_json) for t in tools),
-        settings.model_dump_json(exclude={"timeout_s"}),
+        model_json(settings, exclude={"timeout_s"}),
         salt,
     ]
     digest.update(f"v3|{len(messages)}|{len(tools)}".encode())
     for part in parts:
-        data = part.encode()
+        data = part.encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
 
@@ -101,11 +102,11 @@ class ResponseCache:
             self.misses += 1
             return None
         self.hits += 1
-        return ModelTurn.model_validate_json(row[0]).model_copy(update={"cached": True})
+        return load_model(ModelTurn, row[0]).model_copy(update={"cached": True})
 
     def put(self, key: str, turn: ModelTurn, provider: str, model: str) -> None:
         """Store ``turn`` under ``key`` (replacing any older entry)."""
-        data = turn.model_dump_json(exclude={"cached"})
+        data = model_json(turn, exclude={"cached"})
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, provider, model, created, turn) "

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ConfigError, UserError
+from callbench.errors import ConfigError, missing_extra, require_extra
 from callbench.providers.base import Provider
 from callbench.providers.prompt_mode import FORMAT_ERROR
 from callbench.providers.spec import parse_spec
@@ -29,9 +29,7 @@ def _require_extra() -> tuple[Any, Any]:
         import torch
         import transformers
     except ModuleNotFoundError as exc:
-        raise UserError(
-            f"the hf provider needs {exc.name!r}: install the extra with  pip install 'callbench[hf]'"
-        ) from None
+        raise missing_extra("the hf provider", exc.name or "torch", "hf") from None
     return torch, transformers
 
 
@@ -72,6 +70,7 @@ class HFProvider(Provider):
         self.path = Path(path).expanduser()
         if not self.path.is_dir():
             raise ConfigError(f"hf:{path}: no checkpoint folder there")
+        require_extra("hf", "the hf provider")  # one line before any case runs, not one per case
         self.model = str(self.path)
         self._device = device
         self._loaded: tuple[Any, Any] | None = None

@@ -289,6 +289,7 @@ class Model:
                 if isinstance(exc, RateLimitedError) and exc.retry_after:
                     limiter_of(self).pause(exc.retry_after)
                 if waits is not None:
+                    waits.failed(str(exc))
                     waits.note("retry backoff")
                 await self._sleep(wait)
             except ProviderError as exc:

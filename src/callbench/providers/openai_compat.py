@@ -335,7 +335,7 @@ def read_stream(reply: StreamReply, where: Endpoint) -> tuple[dict[str, Any], fl
             break
         try:
             chunk = json.loads(data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise TransientProviderError(
                 f"{where.provider}: stream event {assembler.chunks + 1} is not JSON ({data[:80]!r})"
             ) from None

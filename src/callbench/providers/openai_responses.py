@@ -38,7 +38,7 @@ from callbench.providers.wire import (
     ToolNameMap,
     dumps_bytes,
     error_for_status,
-    loads_bytes,
+    json_object_body,
     parse_arguments,
     raw_text,
     round_prefix,
@@ -460,7 +460,7 @@ class StreamAssembler:
             return
         try:
             event = json.loads(data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise TransientProviderError(
                 f"{NAME}: stream event {self.events + 1} is not JSON ({_clean(data)[:80]})"
             ) from None
@@ -647,13 +647,7 @@ async def _read_stream(reply: Any, assembler: StreamAssembler) -> tuple[dict[str
 
 
 def _json_object(raw: bytes) -> dict[str, Any]:
-    try:
-        body = loads_bytes(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise TransientProviderError(f"{NAME}: truncated or invalid JSON body ({len(raw)} bytes)") from None
-    if not isinstance(body, dict):
-        raise TransientProviderError(f"{NAME}: response body is not a JSON object")
-    return body
+    return json_object_body(raw, NAME)
 
 
 def _summary_option(value: str | None) -> str | None:

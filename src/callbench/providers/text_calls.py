@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from callbench.providers.wire import parse_arguments
+from callbench.types.jsoncodec import parse_json_value
 from callbench.types.messages import ToolCall
 
 _TAG_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
@@ -104,15 +105,16 @@ def _from_blocks(text: str, id_prefix: str) -> TextCalls:
     errors: list[str] = []
     for index, block in enumerate(_TAG_BLOCK.findall(text)):
         try:
-            value = json.loads(block)
-        except json.JSONDecodeError as exc:
+            value = parse_json_value(block)
+        except ValueError as exc:
             # Keep the broken call on the trace: it is a scored malformed call, not lost text.
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else f"unusable JSON ({exc})"
             calls.append(
                 ToolCall(
                     id=f"{id_prefix}_{index}",
                     name=_guess_name(block),
                     arguments_raw=block,
-                    parse_error=f"malformed JSON in <tool_call>: {exc.msg}",
+                    parse_error=f"malformed JSON in <tool_call>: {reason}",
                 )
             )
             continue
@@ -134,8 +136,8 @@ def _from_json(text: str, id_prefix: str) -> list[ToolCall] | None:
     if not text or text[0] not in "[{":
         return None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        value = parse_json_value(text)
+    except ValueError:  # not JSON, or JSON too deep or too large to hold as a value
         return None
     if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
         value = value["tool_calls"]
@@ -201,7 +203,8 @@ def _python_call(node: ast.Call, call_id: str) -> ToolCall | None:
                 arguments_raw=raw,
                 parse_error=f"argument {keyword.arg!r} is not a literal value",
             )
-    return ToolCall(id=call_id, name=name, arguments_raw=raw, arguments=arguments)
+    checked, error = parse_arguments(arguments)  # refuses values nested too deep to keep
+    return ToolCall(id=call_id, name=name, arguments_raw=raw, arguments=checked, parse_error=error)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -355,8 +358,8 @@ def _bare(text: str, names: set[str]) -> _Found | None:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return parse_json_value(text)
+    except ValueError:
         return None
 
 

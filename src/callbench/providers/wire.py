@@ -32,6 +32,7 @@ from callbench.errors import FatalProviderError, ProviderError, RateLimitedError
 from callbench.providers.lean_http import ConnectionFault, LeanPool, Target, TruncatedBody
 from callbench.secrets import scrub
 from callbench.types.contract import ToolContract
+from callbench.types.jsoncodec import MAX_DEPTH, JsonTextProblem, depth_exceeds, parse_json_value
 from callbench.types.messages import Message, ToolCall
 
 if TYPE_CHECKING:  # aiohttp takes 0.2-0.6 s to import (it builds SSL contexts): https and proxies only
@@ -71,6 +72,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
         ``(arguments, None)`` on success, ``(None, reason)`` for malformed or non-object input.
     """
     if isinstance(raw, dict):
+        if depth_exceeds(raw):
+            return None, f"arguments nest deeper than {MAX_DEPTH} levels"
         return raw, None
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         # An empty argument string is how several servers encode "no arguments".
@@ -78,9 +81,12 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(raw, str):
         return None, f"arguments are a {type(raw).__name__}, not a JSON object"
     try:
-        value = json.loads(raw)
+        value = parse_json_value(raw)
     except json.JSONDecodeError as exc:
         return None, f"malformed JSON arguments: {exc.msg} at char {exc.pos}"
+    except JsonTextProblem as exc:
+        # Valid JSON callbench cannot hold as a value: the call is malformed, its text kept as sent.
+        return None, f"unusable JSON arguments: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {type(value).__name__}, not an object"
     return value, None
@@ -399,15 +405,15 @@ class SSEDecoder:
         return [
             event
             for raw in lines
-            for event in self._parser.line(raw.rstrip(b"\r").decode("utf-8", "replace"), at)
+            for event in self._parser.line(raw.rstrip(b"\r").decode("utf-8", "surrogateescape"), at)
         ]
 
     def close(self, at: float = 0.0) -> list[SSEEvent]:
         """The events left when the body ended (a last event without its blank line)."""
         rest, self._buffer = self._buffer, b""
-        return self._parser.line(rest.rstrip(b"\r").decode("utf-8", "replace"), at) + self._parser.line(
-            "", at
-        )
+        return self._parser.line(
+            rest.rstrip(b"\r").decode("utf-8", "surrogateescape"), at
+        ) + self._parser.line("", at)
 
 
 async def post_sse(
@@ -476,14 +482,24 @@ async def post_sse(
 
 
 def _json_object(raw: bytes, where: Endpoint) -> dict[str, Any]:
+    return json_object_body(raw, where.provider)
+
+
+def json_object_body(raw: bytes, provider: str) -> dict[str, Any]:
+    """A response body read as a JSON object; an unreadable one is the endpoint's transient fault."""
     try:
         body = loads_bytes(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except json.JSONDecodeError:
+        raise TransientProviderError(f"{provider}: {unreadable_body(raw)}") from None
+    except RecursionError:
+        # Only an object-valued part (e.g. Anthropic's tool input) can nest this deep; the body
+        # cannot be read at all, so it is the endpoint's unusable answer (string arguments that
+        # nest deep are read and scored as the model's malformed call).
         raise TransientProviderError(
-            f"{where.provider}: truncated or invalid JSON body ({len(raw)} bytes)"
+            f"{provider}: the response body nests deeper than Python's JSON reader follows ({len(raw)} bytes)"
         ) from None
     if not isinstance(body, dict):
-        raise TransientProviderError(f"{where.provider}: response body is not a JSON object")
+        raise TransientProviderError(f"{provider}: response body is not a JSON object")
     return body
 
 
@@ -494,6 +510,21 @@ def _connection_error(where: Endpoint, kind: str, text: str) -> TransientProvide
     )
 
 
+_HTML_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+def unreadable_body(raw: bytes) -> str:
+    """Why a 2xx body is no JSON, for the error line: an HTML page (a proxy's, a login portal's, a web
+    server's at the wrong base URL) says so with its title; anything else is cut or garbled JSON."""
+    head = raw[:512].lstrip().lower()
+    if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head:
+        found = _HTML_TITLE.search(raw[:8192])
+        title = " ".join(found.group(1).decode("utf-8", "replace").split())[:80] if found else ""
+        named = f", titled {scrub(title)!r}" if title else ""
+        return f"an HTML page, not JSON ({len(raw)} bytes{named}): a proxy, a login page or a wrong base URL?"
+    return f"truncated or invalid JSON body ({len(raw)} bytes)"
+
+
 def dumps_bytes(payload: Any) -> bytes:
     """``payload`` as UTF-8 JSON (orjson when installed; the stdlib for what orjson refuses)."""
     if _orjson is not None:
@@ -501,13 +532,19 @@ def dumps_bytes(payload: Any) -> bytes:
             return _orjson.dumps(payload)
         except TypeError:  # orjson.JSONEncodeError: non-str keys, integers past 64 bits...
             pass
-    return json.dumps(payload, ensure_ascii=False).encode()
+    try:
+        return json.dumps(payload, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate (a model's text sent back): its JSON escape
+        return json.dumps(payload, ensure_ascii=True).encode()
 
 
 def loads_bytes(raw: bytes) -> Any:
     """Decode a JSON body with the stdlib: orjson (3.8) reads integers past 64 bits as floats, and a
-    response's numbers must reach the record as the server wrote them."""
-    return json.loads(raw)
+    response's numbers must reach the record as the server wrote them.
+
+    Bytes that are not UTF-8 (a server cutting a multi-byte character) are kept as lone surrogates
+    (``surrogateescape``): the text is the model's, stored losslessly and scored as sent."""
+    return json.loads(raw.decode("utf-8-sig", "surrogateescape"))
 
 
 class ClientHolder:

@@ -57,8 +57,10 @@ from callbench.report.breakdowns import diagnostic_scorers as header_diagnostic_
 from callbench.report.overview import RunFacts, overview_payload
 from callbench.review.tables import page_reviews
 from callbench.stats import statistics_summary
+from callbench.types.jsoncodec import load_model
 from callbench.types.records import CaseRecord
 from callbench.types.summary import Statistics
+from callbench.types.trace import KEEP_COPIES
 from callbench.types.verdict import Verdict
 
 try:
@@ -81,7 +83,8 @@ def record_payload(record: CaseRecord) -> dict[str, Any]:
 
 def record_dump(record: CaseRecord) -> dict[str, Any]:
     """The record's fields as written (the keys it was set with), as JSON data, nothing cut."""
-    return record.model_dump(mode="json", exclude_unset=True, fallback=str)
+    # every copy: a browser reads it, and a final text stored once is the last round's text there
+    return record.model_dump(mode="json", exclude_unset=True, fallback=str, context={KEEP_COPIES: True})
 
 
 ROW_TEXT = 300
@@ -249,7 +252,10 @@ def dumps(value: Any) -> bytes:
             return _orjson.dumps(value, default=str)
         except TypeError:  # orjson.JSONEncodeError: integers past 64 bits, lone surrogates
             pass
-    return _compact(value).encode()
+    try:
+        return _compact(value).encode()
+    except UnicodeEncodeError:  # a lone surrogate: written as its JSON escape
+        return json.dumps(value, separators=(",", ":"), default=str).encode()
 
 
 _SCRIPT_BYTES: tuple[tuple[bytes, bytes], ...] = (
@@ -635,6 +641,8 @@ class PageBuilder:
         trace = detail.get("trace")
         if isinstance(trace, dict):
             trace.pop("final_state", None)  # the page never shows the executor's snapshot
+            if "final_text" in trace and trace["final_text"] is None:  # stored once: the last round's
+                trace["final_text"] = record.trace.final_text
         if cut:
             _shorten_in_place(detail)
         self.details[run_index].add(dumps(self.shared.split(detail)))
@@ -656,7 +664,7 @@ class PageBuilder:
                 cut |= expected.attach(detail)
             record = _validated(detail, line, path, number)
             if record is None:  # only pydantic's own JSON reading takes the line: its record decides
-                record = CaseRecord.model_validate_json(line)
+                record = load_model(CaseRecord, line)
                 expected.attach_record(record)
                 detail = record_dump(record)
             self.add(run_index, record, _as_written(detail), cut=cut)
@@ -749,7 +757,7 @@ _ID_PREFIX = re.compile(
 def _invalid(path: Path, number: int, line: bytes) -> UserError:
     """The error :class:`~callbench.harness.runfolder.RecordTail` gives for an invalid line."""
     try:
-        CaseRecord.model_validate_json(line)
+        load_model(CaseRecord, line)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
@@ -762,7 +770,7 @@ def _identity(line: bytes, path: Path, number: int) -> tuple[str, int]:
     if match is not None:
         return json.loads(match.group(1)), int(match.group(2))
     try:
-        ident = _RecordId.model_validate_json(line)
+        ident = load_model(_RecordId, line)
     except ValidationError:
         raise _invalid(path, number, line) from None
     return ident.key, ident.trial
@@ -786,7 +794,7 @@ def _latest_lines(path: Path, run: RunFolder) -> Iterator[tuple[int, bytes]]:
                 continue
             if not raw.endswith(b"\n"):  # the last line, cut: a record only if it is whole
                 try:
-                    record = CaseRecord.model_validate_json(raw)
+                    record = load_model(CaseRecord, raw)
                 except ValidationError:
                     warnings.warn(
                         TornRecordWarning(
@@ -833,7 +841,7 @@ def _validated(detail: Any, line: bytes, path: Path, number: int) -> CaseRecord 
 def _check(line: bytes, path: Path, number: int) -> None:
     """Raise the reader's error when ``line`` is not a valid record."""
     try:
-        CaseRecord.model_validate_json(line)
+        load_model(CaseRecord, line)
     except ValidationError:
         raise _invalid(path, number, line) from None
 

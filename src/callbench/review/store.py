@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from callbench.errors import ConfigError
 from callbench.harness.runlock import refuse_if_busy
+from callbench.types.jsoncodec import load_model, model_json_bytes
 from callbench.types.records import CaseRecord
 from callbench.types.review import (
     CONSENSUS_REVIEWER,
@@ -59,7 +60,7 @@ def record_hash(record: CaseRecord | str | bytes) -> str:
     is. Any change to the record (a re-run, a re-score) changes the hash.
     """
     if isinstance(record, CaseRecord):
-        record = record.model_dump_json()
+        record = model_json_bytes(record)
     data = record.encode("utf-8") if isinstance(record, str) else record
     return hashlib.sha256(data.rstrip(b"\r\n")).hexdigest()
 
@@ -81,7 +82,7 @@ def current_records(run_dir: str | Path) -> dict[tuple[str, int], CurrentRecord]
         if not line.strip():
             continue
         try:
-            record = CaseRecord.model_validate_json(line)
+            record = load_model(CaseRecord, line)
         except ValidationError:
             if number == len(lines):  # no newline after it: a torn tail, not a bad record
                 continue

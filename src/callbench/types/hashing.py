@@ -15,4 +15,5 @@ def canonical_json(value: Any) -> str:
 def sha256_of(value: Any) -> str:
     """SHA-256 hex digest of the canonical JSON of ``value`` (strings are hashed as-is)."""
     text = value if isinstance(value, str) else canonical_json(value)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate in a model's text still hashes (identical bytes for any other text)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -22,7 +22,8 @@ what the engine does with it. This module imports nothing but the standard libra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -134,6 +135,67 @@ def parse_on_off(value: str, flag: str) -> bool:
     if text in ("off", "false", "0", "no"):
         return False
     raise ConfigError(f"{flag} must be on or off (got {value!r})")
+
+
+SIZE_LIMIT_KEYS = ("reply", "answer", "tool_result", "stderr")
+"""What ``--size-limit`` caps in a record: each round's model reply (text, text as received, reasoning)
+and so the final text, an agent's answer, each tool result (and tool error), a stderr tail."""
+DEFAULT_SIZE_LIMITS: dict[str, int] = {
+    "reply": 1 << 20,
+    "answer": 1 << 20,
+    "tool_result": 1 << 20,
+    "stderr": 16 << 10,
+}
+"""Bytes of UTF-8 a record keeps of each (1 MiB, 1 MiB, 1 MiB, 16 KiB); over it, a head and a tail
+(:mod:`callbench.types.textcap`). No built-in suite's verdicts come near them."""
+MIN_SIZE_LIMIT = 64
+"""The smallest limit (bytes): room for a head and a tail around the cut marker."""
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1 << 10, "mib": 1 << 20}
+_SIZE_UNITS["gib"] = 1 << 30
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
+SIZE_RULE = "a size in bytes, or with B, KB, MB, GB, KiB, MiB or GiB (e.g. 2MB), of at least 64 B"
+
+
+def parse_size(value: Any) -> int | None:
+    """A size (``2MB``, ``512KiB``, ``4096``, an int) in bytes; ``None`` when it is not one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    found = _SIZE.fullmatch(value) if isinstance(value, str) else None
+    unit = _SIZE_UNITS.get(found[2].lower()) if found else None
+    if found is None or unit is None:
+        return None
+    return int(float(found[1]) * unit)
+
+
+def parse_size_limits(value: Any, where: str = "--size-limit") -> dict[str, int]:
+    """Every size limit, from ``KEY=SIZE`` items (each may hold several, comma-separated: the command
+    line's ``--size-limit reply=2MB,stderr=16KiB``) or a mapping (the API's); keys not given keep
+    their default (:data:`DEFAULT_SIZE_LIMITS`). A bad key or size is one error line naming it."""
+    given: dict[str, Any] = {}
+    if isinstance(value, Mapping):
+        given = dict(value)
+    elif isinstance(value, (str, Sequence)) or value is None:
+        for item in [value] if isinstance(value, str) else value or []:
+            for part in str(item).split(","):
+                if not part.strip():
+                    continue
+                key, sep, size = part.partition("=")
+                if not sep or not key.strip():
+                    raise ConfigError(
+                        f"{where} expects KEY=SIZE (keys: {', '.join(SIZE_LIMIT_KEYS)}), got {part!r}"
+                    )
+                given[key.strip()] = size.strip()
+    else:
+        raise ConfigError(f"{where} must be KEY=SIZE items or a mapping of them, got {type(value).__name__}")
+    out = dict(DEFAULT_SIZE_LIMITS)
+    for key, size in given.items():
+        if key not in DEFAULT_SIZE_LIMITS:
+            raise ConfigError(f"{where}: unknown key {key!r} (keys: {', '.join(SIZE_LIMIT_KEYS)})")
+        limit = parse_size(size)
+        if limit is None or limit < MIN_SIZE_LIMIT:
+            raise ConfigError(f"{where}: {key}={size!r} is not {SIZE_RULE}")
+        out[key] = limit
+    return out
 
 
 def _repeated(value: Sequence[str] | None) -> tuple[str, ...]:
@@ -304,6 +366,18 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         "as recovered; such runs are never pooled with native ones.",
         default=False,
         cli_type=bool,
+    ),
+    RunOption(
+        "size_limits",
+        "selection",
+        "--size-limit",
+        help="What a record keeps of a model reply, an agent answer, a tool result and a stderr tail: "
+        "KEY=SIZE, comma-separated or repeated (default reply=1MiB,answer=1MiB,tool_result=1MiB,"
+        "stderr=16KiB); over it, a head and a tail, the cut noted.",
+        default=DEFAULT_SIZE_LIMITS,
+        cli_type=_REPEATED,
+        cli_default=None,
+        from_cli=parse_size_limits,
     ),
     # EngineLimits: how hard the endpoint is pushed, and how the run recovers
     RunOption(

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    Field,
+    FieldSerializationInfo,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
+from callbench.types.jsoncodec import FROM_JSON_TEXT
 from callbench.types.messages import Usage
 
 ExecutionStatus = Literal["ok", "error", "skipped", "rejected", "not_executed"]
@@ -88,7 +99,7 @@ class RoundInfo(BaseModel):
     finish_reason: str | None = None
     raw_text: str | None = Field(default=None, exclude_if=_absent)
     """The model's text exactly as received, when a parser took calls out of it (prompt mode,
-    ``--recover-text-calls``); ``text`` is what was left."""
+    ``--recover-text-calls``) and it differs from ``text``, which is what was left."""
     reasoning: str | None = Field(default=None, exclude_if=_absent)
     """The round's reasoning text, where the API returns it (tokens are in ``usage``)."""
     text_call_format: str | None = Field(default=None, exclude_if=_absent)
@@ -119,12 +130,19 @@ class AgentRun(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
+KEEP_COPIES = "keep_copies"
+"""Serialization context key: ``{KEEP_COPIES: True}`` writes ``final_text`` even when it is the last
+round's text (page data read by a browser, not by :class:`Trace`)."""
+
+
 class Trace(BaseModel):
     """Everything the model did in one episode, as structured evidence."""
 
     rounds: list[RoundInfo] = Field(default_factory=list)
     calls: list[TraceCall] = Field(default_factory=list)
     final_text: str = ""
+    """The episode's answer. Stored once: written as ``null`` when it is the last round's text (as it
+    is whenever the episode ended with an answer), and read back as that text."""
     stop_reason: StopReason = "answer"
     usage: Usage = Field(default_factory=Usage)
     final_state: dict[str, Any] | None = None
@@ -135,6 +153,46 @@ class Trace(BaseModel):
     """Seconds this case held callbench's event loop (a blocking tool, executor or built-in agent),
     stalling every other case meanwhile; the other cases' clocks were credited for it. QC flag
     ``blocked_event_loop``."""
+    truncated: dict[str, int] | None = Field(default=None, exclude_if=_absent)
+    """Texts cut to their size limit (``--size-limit``): field path (``rounds[0].text``,
+    ``final_text``, ``calls[2].result``, ``agent.stderr_tail``) -> its original size in UTF-8 bytes.
+    Each such text keeps a head and a tail around a marker saying how many bytes were cut."""
+
+    def note_truncated(self, path: str, original_bytes: int | None) -> None:
+        """Record that the text at ``path`` was cut from ``original_bytes`` (``None``: it was not)."""
+        if original_bytes is not None:
+            self.truncated = {**(self.truncated or {}), path: original_bytes}
+
+    _final_text_as_read: bool = PrivateAttr(default=False)
+    """Read from a record that wrote ``final_text`` out (written before it was stored once): written
+    out again, so that re-scoring such a record changes its line only where a verdict changed (a
+    review is tied to the line's hash)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_written_final_text(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Trace], info: ValidationInfo
+    ) -> Trace:
+        trace = handler(data)
+        from_text = info.mode == "json" or bool(info.context and info.context.get(FROM_JSON_TEXT))
+        if from_text and isinstance(data, dict) and data.get("final_text") is not None:
+            trace._final_text_as_read = True
+        return trace
+
+    @field_serializer("final_text")
+    def _final_text_once(self, value: str, info: FieldSerializationInfo) -> str | None:
+        if value and self.rounds and self.rounds[-1].text == value and not self._final_text_as_read:
+            if not (info.context and info.context.get(KEEP_COPIES)):
+                return None  # the last round's text: read back from there
+        return value
+
+    @field_validator("final_text", mode="before")
+    @classmethod
+    def _final_text_restored(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None:  # stored once, as the last round's text
+            rounds = info.data.get("rounds") or []
+            return rounds[-1].text if rounds else ""
+        return value
 
 
 def trace_from_calls(calls: list[dict[str, Any]], *, final_text: str = "") -> Trace:

@@ -28,6 +28,10 @@ class EndpointWaits(Protocol):
         One of ``request``, ``retry backoff``, ``rate limiter or connection slot``, ``tool server``.
         """
 
+    def failed(self, cause: str) -> None:
+        """An attempt failed and will be tried again; ``cause`` says why (one line, e.g. ``openai HTTP
+        503: overloaded``). A case limit that runs out before an answer names the last cause."""
+
     def end(self) -> None:
         """The wait is over (an answer, or an error that propagates)."""
 

@@ -123,8 +123,13 @@ def norm_value(value: Any) -> Any:
     become order-insensitive, JSON text is parsed (JSON arrays such as ``legs`` keep their order)."""
     if isinstance(value, bool) or value is None:
         return value
-    if isinstance(value, (int, float)):
-        return float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:  # an integer past a float (a model may send one): compared exactly
+            return value
     if isinstance(value, str):
         return _norm_text(value)
     if isinstance(value, dict):

@@ -10,6 +10,7 @@ import math
 import operator
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,8 @@ def get_forecast(world: StarterWorld, city: str, days: int = 1) -> dict[str, Any
 
 
 def convert_units(world: StarterWorld, value: float, from_unit: str, to_unit: str) -> dict[str, Any]:
+    if abs(value) > sys.float_info.max:  # an integer of hundreds of digits: the schema's "number" admits it
+        raise ToolError("the value is too large to convert")
     if {from_unit, to_unit} <= {"celsius", "fahrenheit"}:
         if from_unit == to_unit:
             return {"value": value, "unit": to_unit}

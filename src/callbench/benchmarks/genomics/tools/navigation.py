@@ -67,7 +67,10 @@ def navigate_to_position(
 def _zoom(ws: Workspace, factor: float) -> dict[str, Any]:
     v = ws.view
     centre, width = (v["start"] + v["end"]) // 2, v["end"] - v["start"] + 1
-    scaled = width * factor
+    try:
+        scaled = width * float(factor)
+    except OverflowError:  # an integer factor of hundreds of digits: past any float
+        raise ToolError("the zoom factor is too large") from None
     if not math.isfinite(scaled):  # a schema-valid factor can still overflow a float
         raise ToolError(f"zoom factor {factor:g} is too large")
     new_width = max(50, int(scaled))

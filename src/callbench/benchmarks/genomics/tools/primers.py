@@ -52,6 +52,10 @@ def _thermo(monovalent_mm: float = MONOVALENT_MM, oligo_nm: float = OLIGO_NM) ->
     return {"mv_conc": monovalent_mm, "dv_conc": DIVALENT_MM, "dntp_conc": DNTP_MM, "dna_conc": oligo_nm}
 
 
+PRIMER3_MAX_INT = 2**31 - 1
+"""primer3 reads its settings as C ints."""
+
+
 @tool(
     CAT,
     "Design a PCR primer pair (primer3) amplifying a genome target region. " + CONDITIONS_TEXT + ".",
@@ -82,6 +86,8 @@ def design_primers(
     numPairs: int = 3,
 ) -> dict[str, Any]:
     chrom, s, e = ws.region(chromosome, targetStart, targetEnd)
+    if max(productMinSize, productMaxSize) > PRIMER3_MAX_INT:  # primer3 refuses larger with a ValueError
+        raise ToolError(f"product sizes above {PRIMER3_MAX_INT:,} bp are not supported")
     if productMaxSize < e - s + 1:
         raise ToolError(f"productMaxSize {productMaxSize} is smaller than the target ({e - s + 1} bp)")
     flank = max(0, productMaxSize - (e - s + 1)) // 2 + 50
