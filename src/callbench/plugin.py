@@ -40,7 +40,15 @@ from callbench.catalog import (
     ScorerFactory,
     SuiteLoader,
 )
-from callbench.errors import ConfigError, ContractError, ProviderError, SuiteError, ToolError, UserError
+from callbench.errors import (
+    ConfigError,
+    ContractError,
+    ProviderError,
+    SuiteError,
+    ToolError,
+    UserError,
+    missing_extra,
+)
 from callbench.executors.base import DEFAULT_TURN, Executor, ExecutorSession, ToolOutcome, TurnDirective
 from callbench.executors.python import PythonExecutor
 from callbench.providers.base import Provider
@@ -113,6 +121,7 @@ __all__ = [
     "ProviderError",
     # Errors and helpers
     "UserError",
+    "missing_extra",
     "ConfigError",
     "SuiteError",
     "ContractError",

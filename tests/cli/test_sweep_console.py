@@ -48,7 +48,10 @@ def test_a_tiny_sweep_then_show_and_report(fresh_cli: FreshCli, tmp_path: Path) 
 def test_backend_ray_in_an_install_without_the_extra(fresh_cli: FreshCli, tmp_path: Path) -> None:
     """The fresh venv has callbench without extras: --backend ray says how to get Ray, for run and sweep."""
     (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
-    hint = "callbench: error: --backend ray needs Ray: pip install 'callbench[ray]'"
+    hint = (
+        "callbench: error: --backend ray needs the module 'ray', which is not installed: "
+        "pip install 'callbench[ray]'"
+    )
     run = fresh_cli.run("run", "-s", "starter", "-m", "oracle", "--backend", "ray", "-o", "r", cwd=tmp_path)
     assert_clean_error(run, 2, hint)
     sweep = fresh_cli.run("sweep", "tiny.yaml", "--backend", "ray", cwd=tmp_path)

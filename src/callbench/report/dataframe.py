@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from callbench.errors import UserError
+from callbench.errors import missing_extra
 from callbench.harness.runfolder import read_run
 from callbench.types.records import CaseRecord
 
@@ -21,7 +21,7 @@ def _pandas() -> Any:
     try:
         import pandas
     except ImportError:
-        raise UserError("load_records needs pandas: pip install 'callbench[pandas]'") from None
+        raise missing_extra("load_records", "pandas", "pandas") from None
     return pandas
 
 

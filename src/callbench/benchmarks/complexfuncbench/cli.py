@@ -38,7 +38,11 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
     Raises:
         UserError: unknown name, or the ``hub`` extra is not installed.
     """
-    from callbench.plugin import UserError, did_you_mean  # here: every CLI start imports this module
+    from callbench.plugin import (  # here: every CLI start imports this module
+        UserError,
+        did_you_mean,
+        missing_extra,
+    )
 
     source = DATASETS.get(name)
     if source is None:
@@ -46,7 +50,7 @@ def fetch(name: str, out: Path, *, revision: str | None = None) -> Path:
     try:
         from huggingface_hub import hf_hub_download
     except ImportError:
-        raise UserError("fetching data sets needs the 'hub' extra: pip install 'callbench[hub]'") from None
+        raise missing_extra("fetching data sets", "huggingface_hub", "hub") from None
     _check_reachable(name, source, revision)
     out.mkdir(parents=True, exist_ok=True)
     try:

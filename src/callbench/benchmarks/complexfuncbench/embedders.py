@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from callbench.plugin import UserError
+from callbench.plugin import UserError, missing_extra
 
 
 class Embedder(Protocol):
@@ -64,9 +64,8 @@ class SentenceTransformerEmbedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise UserError(
-                "the sentence-transformers embedder needs the 'embeddings' extra: "
-                "pip install 'callbench[embeddings]'"
+            raise missing_extra(
+                "the sentence-transformers embedder", "sentence_transformers", "embeddings"
             ) from None
         self._model = SentenceTransformer(model_path, device="cpu")
         self.name = f"sentence-transformers:{model_path.rstrip('/').rsplit('/', 1)[-1]}"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from callbench.errors import ConfigError
+from callbench.errors import missing_extra
 
-RAY_MISSING = "--backend ray needs Ray: pip install 'callbench[ray]'"
+RAY_MISSING = str(missing_extra("--backend ray", "ray", "ray"))
 
 
 def require_ray() -> ModuleType:
@@ -16,5 +16,5 @@ def require_ray() -> ModuleType:
     try:
         import ray
     except ImportError:
-        raise ConfigError(RAY_MISSING) from None
+        raise missing_extra("--backend ray", "ray", "ray") from None
     return ray
