@@ -477,10 +477,13 @@ def test_an_agent_that_blocks_its_thread_fails_only_its_own_case_at_any_concurre
 STUBBORN_RUNS: list[str] = []
 
 
+STUBBORN_S = 10.0
+
+
 async def ignores_cancellation(instruction: str, mcp_url: str) -> str:
-    """Swallows every cancellation and goes on (for about 3 s): a badly written agent."""
+    """Swallows every cancellation and goes on (for about 10 s): a badly written agent."""
     STUBBORN_RUNS.append("started")
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + STUBBORN_S
     while time.monotonic() < deadline:
         try:
             await asyncio.sleep(0.05)
@@ -494,7 +497,9 @@ def test_an_agent_that_ignores_cancellation_is_abandoned_at_its_limit(tmp_path: 
     STUBBORN_RUNS.clear()
     started = time.perf_counter()
     record = by_id(run(suite, f"py:{__name__}:ignores_cancellation", tmp_path / "out"))["c0"]
-    assert time.perf_counter() - started < 2.5  # the run did not wait for the agent's 3 s
+    # The run did not wait for the agent's 10 s (the margin is for a loaded machine: run set-up,
+    # the MCP endpoint and the record take seconds there).
+    assert time.perf_counter() - started < STUBBORN_S / 2
     assert record.status == "completed" and record.trace.stop_reason == "agent_timeout"
     assert record.trace.agent is not None and "cancelled" in record.trace.agent.message
     assert record.duration_ms < 1500
