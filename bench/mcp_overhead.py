@@ -34,10 +34,32 @@ gold path after an ``asyncio.sleep(0.1)`` per turn (bench/agent_helpers.py), so 
 ``--profile`` adds where callbench's CPU goes in the ``agent http`` run (cProfile, per package).
 The machine this runs on is shared: the table prints the load average; compare sides within a run.
 
+Part 3 (:func:`measure_replay`, issue 28): cases/s of the ``mcp-git`` suite (the real
+``mcp-server-git``; ``oracle``, ``--tier all``, ``--trials``) played three ways, each timed around one
+``callbench.run`` (median of ``--repeat``; one warm-up run of each first):
+
+* ``live``   -- the server answers every call (started once per run; the state check replays the gold
+  path on it too);
+* ``record`` -- the same with ``--record DIR``: every exchange and the state after each call kept;
+* ``replay`` -- ``--replay DIR``: no server is started, every call is answered from the cassette, and
+  the verdicts must equal the live run's.
+
+Target: replay >= 5x faster than live.
+
+Part 4 (:func:`measure_isolation`, issue 28 item 1): cases/s of 64 stateful cases (4 cases x 16
+trials: create an entity, add an observation) on the reference memory server
+(``@modelcontextprotocol/server-memory``, npm; installed by ``.ci/background.d/30-npm-mcp.sh`` when
+missing) at ``--concurrency 8``, played by the oracle after a model latency per turn (0.1, 0.5 and 1 s),
+under ``--tools-isolation run`` (one server for the run), ``case`` (a server per case, started ahead by
+the warm pool) and ``case`` without the pool (each case starts its server at its first call and waits for
+its stop). Target: ``case`` <= 1.3x ``run`` in wall time.
+
     python bench/mcp_overhead.py              # 2000 calls per path
     python bench/mcp_overhead.py --calls 500
     python bench/mcp_overhead.py --quick      # 100 calls per path, 48 cases, 1 repetition (smoke run)
     python bench/mcp_overhead.py --part 2 --profile --no-cli
+    python bench/mcp_overhead.py --part 3             # replay vs live (needs mcp-server-git and git)
+    python bench/mcp_overhead.py --part 4             # run vs case isolation (needs node; see part 4)
 """
 
 from __future__ import annotations
@@ -482,6 +504,212 @@ def print_side_by_side(calls: list[Row], plan: Plan, walls: list[WallRow]) -> No
     )
 
 
+# -- Part 3 (replay vs live, issue 28) -------------------------------------------------------------
+
+REPLAY_SUITE = "mcp-git"
+REPLAY_TARGET = 5.0
+"""Replay must be at least this many times faster than live."""
+
+
+def _mcp_git_run(out: Path, trials: int, concurrency: int, **side: Any) -> tuple[float, Any]:
+    """One ``callbench.run`` of mcp-git by the oracle: (wall s, result); no error record allowed."""
+    started = time.perf_counter()
+    result = callbench.run(
+        REPLAY_SUITE,
+        "oracle",
+        "all",
+        out_dir=out,
+        trials=trials,
+        concurrency=concurrency,
+        cache=False,
+        progress="quiet",
+        **side,
+    )
+    wall = time.perf_counter() - started
+    assert result.summary["n_error"] == 0, result.summary
+    return wall, result
+
+
+def measure_replay(trials: int, concurrency: int, repeat: int) -> tuple[int, dict[str, list[float]]]:
+    """Part 3: wall seconds of ``live``, ``record`` and ``replay`` runs of mcp-git (``repeat`` each, after
+    one warm-up of each); returns (cases per run, {side: walls})."""
+    walls: dict[str, list[float]] = {"live": [], "record": [], "replay": []}
+    cases = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _, live = _mcp_git_run(root / "warm-live", trials, concurrency)
+        _mcp_git_run(root / "warm-record", trials, concurrency, record=root / "cassette")
+        _, replayed = _mcp_git_run(root / "warm-replay", trials, concurrency, replay=root / "cassette")
+        verdicts = {r.record_id: r.verdicts for r in live.records}
+        assert {r.record_id: r.verdicts for r in replayed.records} == verdicts, "replay changed a verdict"
+        cases = len(live.records)
+        for rep in range(repeat):
+            walls["live"].append(_mcp_git_run(root / f"{rep}-live", trials, concurrency)[0])
+            tape = root / f"{rep}-cassette"
+            walls["record"].append(_mcp_git_run(root / f"{rep}-record", trials, concurrency, record=tape)[0])
+            walls["replay"].append(_mcp_git_run(root / f"{rep}-replay", trials, concurrency, replay=tape)[0])
+    return cases, walls
+
+
+def print_replay(cases: int, walls: dict[str, list[float]], trials: int, concurrency: int) -> None:
+    """Part 3's table: wall (median), cases/s and the speed-up over live per side."""
+    live = statistics.median(walls["live"])
+    print(
+        f"replay vs live: {REPLAY_SUITE} (mcp-server-git), oracle, --tier all, {cases} cases "
+        f"(--trials {trials}), --concurrency {concurrency}, median of {len(walls['live'])}"
+    )
+    print(f"{'side':>8} {'wall s':>8} {'cases/s':>8} {'vs live':>8}")
+    for side, times in walls.items():
+        wall = statistics.median(times)
+        print(f"{side:>8} {wall:>8.2f} {cases / wall:>8.1f} {live / wall:>7.1f}x")
+    speedup = live / statistics.median(walls["replay"])
+    print(f"target: replay >= {REPLAY_TARGET:g}x faster than live (here {speedup:.1f}x)")
+
+
+# -- Part 4 (issue 28, item 1): run vs case isolation of a stateful server, with the warm pool --------
+
+ISOLATION_CONCURRENCY = 8
+ISOLATION_TARGET = 1.3
+"""``case`` isolation may cost at most this many times ``run`` isolation's wall time."""
+MEMORY_PACKAGE = "@modelcontextprotocol/server-memory"
+ISOLATION_ROWS: list[dict[str, Any]] = [
+    {
+        "id": f"remember_{name.lower()}",
+        "instruction": f"Remember {name}, then note that they like tea.",
+        "expected": [
+            {
+                "tool": "create_entities",
+                "arguments": {"entities": [{"name": name, "entityType": "person", "observations": ["new"]}]},
+            },
+            {
+                "tool": "add_observations",
+                "arguments": {"observations": [{"entityName": name, "contents": ["tea"]}]},
+            },
+        ],
+    }
+    for name in ("Ada", "Grace", "Alan", "Edsger")
+]
+"""Stateful cases that pass on a clean graph. On one server shared by cases in flight they may not: the
+memory server reads, changes and rewrites its whole file per call, so concurrent calls lose each
+other's writes (the ``passed`` column shows it)."""
+
+
+def _memory_server() -> Path:
+    """The reference memory server's script (npm), installed by the CI step when it is missing."""
+    import subprocess
+
+    prefix = Path(os.environ.get("CALLBENCH_NPM_PREFIX") or Path.home() / ".cache" / "callbench-test-npm")
+    script = prefix / "node_modules" / MEMORY_PACKAGE / "dist" / "index.js"
+    if not script.is_file():
+        setup = BENCH.parent / ".ci" / "background.d" / "30-npm-mcp.sh"
+        subprocess.run(["bash", str(setup)], check=True)
+    return script
+
+
+class IsolationSide:
+    """One isolation's walls (seconds) at one model latency."""
+
+    def __init__(self, label: str, latency: float) -> None:
+        self.label = label
+        self.latency = latency
+        self.walls: list[float] = []
+        self.passed: list[float] = []
+        """Share of the cases that passed every tier, per run."""
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+
+def _isolation_run(
+    out: Path, suite: Path, tools: str, trials: int, isolation: str, pool: bool
+) -> tuple[float, int, float]:
+    """One run of the memory probes by the oracle after a model latency per turn: (wall s, cases, share
+    of the cases that passed every tier); no error record allowed."""
+    from callbench.executors import mcp as mcp_executor
+
+    helpers = _helpers()
+    planned = mcp_executor.McpExecutor.plan_cases
+    if not pool:  # unplanned: every case starts its server at its first call and waits for its stop
+        mcp_executor.McpExecutor.plan_cases = lambda self, cases, concurrency: None  # type: ignore[method-assign]
+    try:
+        started = time.perf_counter()
+        result = callbench.run(
+            str(suite),
+            helpers.SlowOracle(),
+            out_dir=out,
+            tools=tools,
+            tools_isolation=isolation,
+            trials=trials,
+            concurrency=ISOLATION_CONCURRENCY,
+            cache=False,
+            progress="quiet",
+        )
+        wall = time.perf_counter() - started
+    finally:
+        mcp_executor.McpExecutor.plan_cases = planned  # type: ignore[method-assign]
+    records = result.records
+    errors = [r.key for r in records if r.status != "completed"]
+    assert not errors, f"{isolation}: error records: {errors[:5]}"
+    passed = sum(all(v.passed for v in r.verdicts.values()) for r in records) / len(records)
+    return wall, len(records), passed
+
+
+def measure_isolation(trials: int, latencies: list[float], repeat: int) -> tuple[int, list[IsolationSide]]:
+    """Part 4: wall seconds of the memory probes at ``--concurrency 8`` under ``run`` isolation, ``case``
+    isolation (warm pool) and ``case`` without the pool, per model latency (median of ``repeat``)."""
+    import warnings
+
+    import yaml
+
+    helpers = _helpers()
+    tools = f"mcp:stdio:MEMORY_FILE_PATH={{workdir}}/memory.jsonl node {_memory_server()}"
+    sides: list[IsolationSide] = []
+    cases = 0
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "isolation run" on a stateful server is what is measured here
+        root = Path(tmp)
+        suite = root / "memory.yaml"
+        suite.write_text(yaml.safe_dump({"name": "memory-bench", "cases": ISOLATION_ROWS}))
+        for latency in latencies:
+            helpers.LATENCY_S = latency
+            row = [
+                (IsolationSide("run", latency), "run", True),
+                (IsolationSide("case", latency), "case", True),
+                (IsolationSide("case, no pool", latency), "case", False),
+            ]
+            _isolation_run(root / f"warm-{latency}", suite, tools, 1, "case", True)
+            for rep in range(repeat):
+                for side, isolation, pool in row:
+                    out = root / f"{latency}-{rep}-{side.label}".replace(" ", "_").replace(",", "")
+                    wall, cases, passed = _isolation_run(out, suite, tools, trials, isolation, pool)
+                    side.walls.append(wall)
+                    side.passed.append(passed)
+            sides += [side for side, _, _ in row]
+    return cases, sides
+
+
+def print_isolation(cases: int, sides: list[IsolationSide], repeat: int) -> None:
+    """Part 4's table: wall (median), cases/s, and each side's cost against ``run`` at its latency."""
+    print(
+        f"isolation: {cases} stateful cases on {MEMORY_PACKAGE} (npm), oracle after a model latency per "
+        f"turn (3 turns a case), --concurrency {ISOLATION_CONCURRENCY}, median of {repeat}"
+    )
+    print(f"{'latency s':>9} {'isolation':>14} {'wall s':>8} {'cases/s':>8} {'vs run':>7} {'passed':>7}")
+    for side in sides:
+        base = next(s for s in sides if s.latency == side.latency and s.label == "run")
+        print(
+            f"{side.latency:>9g} {side.label:>14} {side.wall:>8.2f} {cases / side.wall:>8.1f} "
+            f"{side.wall / base.wall:>6.2f}x {100 * min(side.passed):>6.0f}%"
+        )
+    load = os.getloadavg()
+    print(
+        f"target: case (warm pool) <= {ISOLATION_TARGET:g}x run in wall time; load average {load[0]:.1f} "
+        f"on {os.cpu_count()} CPUs"
+    )
+    print("passed: the lowest share of cases passing every tier over the repetitions (clean graph: 100%)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=2000, help="calls per path (default 2000)")
@@ -490,7 +718,21 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="model seconds per turn (default 0.1)")
     parser.add_argument("--repeat", type=int, default=3, help="part 2 repetitions (default 3)")
     parser.add_argument("--no-cli", action="store_true", help="part 2 without the CLI subprocess")
-    parser.add_argument("--part", choices=("1", "2", "both"), default="both")
+    parser.add_argument(
+        "--part",
+        choices=("1", "2", "3", "4", "both", "all"),
+        default="both",
+        help="both: 1 and 2; all: 1 to 4",
+    )
+    parser.add_argument(
+        "--iso-latency",
+        default="0.1,0.5,1",
+        help="part 4: model seconds per turn, comma-separated (default 0.1,0.5,1)",
+    )
+    parser.add_argument(
+        "--iso-trials", type=int, default=16, help="part 4: trials of its 4 cases (default 16)"
+    )
+    parser.add_argument("--trials", type=int, default=4, help="part 3: trials of mcp-git (default 4)")
     parser.add_argument(
         "--profile", action="store_true", help="part 2: also profile callbench's side of one agent run"
     )
@@ -499,6 +741,20 @@ def main() -> None:
     )
     args = parser.parse_args()
     calls, cases, repeat = (100, 48, 1) if args.quick else (args.calls, args.cases, args.repeat)
+    if args.part in ("4", "all"):
+        latencies = [float(x) for x in args.iso_latency.split(",") if x.strip()]
+        iso_cases, iso_sides = measure_isolation(2 if args.quick else args.iso_trials, latencies, repeat)
+        print_isolation(iso_cases, iso_sides, repeat)
+        if args.part == "4":
+            return
+        print()
+    if args.part in ("3", "all"):
+        trials = 1 if args.quick else args.trials
+        replay_cases, replay_walls = measure_replay(trials, 8, repeat)
+        print_replay(replay_cases, replay_walls, trials, 8)
+        if args.part == "3":
+            return
+        print()
     rows = measure_call_overhead(calls) if args.part != "2" else []
     if rows:
         print_call_overhead(rows)

@@ -3,7 +3,8 @@
 
 A verdict is the product: a change that alters one must say which and why. This script runs every
 built-in suite (starter, genomics with all its scorers, the CodeXomics import, ComplexFuncBench's
-fixture in both modes, a DAG grid, BFCL single-turn and multi-turn where ``bfcl-eval`` is installed)
+fixture in both modes, a DAG grid, mcp-git and mcp-memory where their servers are installed, BFCL
+single-turn and multi-turn where ``bfcl-eval`` is installed)
 with the built-in agents and writes one line per verdict:
 
     suite-spec<TAB>agent<TAB>case key<TAB>trial<TAB>scorer<TAB>passed<TAB>reason codes<TAB>partial
@@ -55,6 +56,14 @@ def suite_plan(codexomics: Path | None) -> list[tuple[str, dict[str, Any], tuple
     else:
         missing = "mcp-server-git or git is missing: the mcp-git suite is left out of this snapshot"
         print(missing, file=sys.stderr)
+    from callbench.benchmarks.mcp_memory.server import find_server
+    from callbench.errors import ConfigError
+
+    try:
+        find_server()  # Node.js and the pinned npm package (CALLBENCH_NPM_PREFIX or the default prefix)
+        plan.append(("mcp-memory", {}, AGENTS))
+    except ConfigError as exc:
+        print(f"{exc}: the mcp-memory suite is left out of this snapshot", file=sys.stderr)
     if importlib.util.find_spec("bfcl_eval") is not None:
         plan.append(("bfcl:single_turn", {}, AGENTS))
         plan.append(("bfcl:multi_turn", {}, AGENTS))

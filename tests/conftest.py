@@ -6,6 +6,9 @@
 * The response cache's default location is this process's own temporary folder
   (``CALLBENCH_CACHE_DIR``): tests never write ``~/.cache/callbench``, and two xdist workers never
   share one SQLite file. Tests that need a cache of their own still set the variable themselves.
+* npm packages (the reference memory MCP server of the ``mcp-memory`` suite) are found under the
+  test cache ``CALLBENCH_NPM_PREFIX`` (``~/.cache/callbench-test-npm`` unless set), where
+  ``.ci/background.d/30-npm-mcp.sh`` installs them, never under the user's default prefix.
 * Under pytest-xdist (``scripts/test.sh`` runs the suite on every core), the controller adds up the
   workers' metamorphic tallies and prints them, as a serial run does (``tests/scoring/conftest.py``).
 """
@@ -26,6 +29,7 @@ import pytest
 from callbench.catalog import reset_catalog
 from callbench.providers.cache import CACHE_DIR_ENV
 
+NPM_PREFIX_ENV = "CALLBENCH_NPM_PREFIX"
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
 
@@ -91,6 +95,16 @@ def private_response_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         os.environ.pop(CACHE_DIR_ENV, None)
     else:
         os.environ[CACHE_DIR_ENV] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
+def npm_test_prefix() -> Iterator[None]:
+    """Where the suites find their npm packages: the test cache the CI step installs into."""
+    before = os.environ.get(NPM_PREFIX_ENV)
+    os.environ[NPM_PREFIX_ENV] = before or str(Path.home() / ".cache" / "callbench-test-npm")
+    yield
+    if before is None:
+        os.environ.pop(NPM_PREFIX_ENV, None)
 
 
 @pytest.fixture(autouse=True)

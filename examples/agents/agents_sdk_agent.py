@@ -44,13 +44,15 @@ async def agent(
     model: str = "",
     max_turns: int = 12,
     max_retries: int = 2,
+    model_url: str | None = None,
 ) -> str:
     """Run the agent once; returns its final output as text.
 
     The in-process entry point (``--agent py:agents_sdk_agent:agent``) and what :func:`main` runs.
     The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; the agent's instructions are ``system_prompt``
     (callbench passes the suite's to ``py:`` agents that name the parameter) or
-    ``CALLBENCH_SYSTEM_PROMPT``, when set.
+    ``CALLBENCH_SYSTEM_PROMPT``, when set. The endpoint is ``model_url`` (callbench passes the case's
+    model proxy URL when it records or replays the agent's model) or ``OPENAI_BASE_URL``.
     """
     model = model or env("CALLBENCH_AGENT_MODEL", required=False)
     if not model:
@@ -73,7 +75,7 @@ async def agent(
         await server.connect()
     except Exception as exc:
         raise AgentError(f"cannot reach the MCP server at {mcp_url}: {first_leaf(exc)}") from exc
-    llm = AsyncOpenAI(max_retries=max_retries)
+    llm = AsyncOpenAI(max_retries=max_retries, base_url=model_url)
     try:
         assistant = Agent(
             name="assistant",

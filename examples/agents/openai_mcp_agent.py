@@ -95,13 +95,15 @@ async def agent(
     model: str = "",
     max_rounds: int = 12,
     max_retries: int = 2,
+    model_url: str | None = None,
 ) -> str:
     """The agent loop; returns the model's final text.
 
     The in-process entry point (``--agent py:openai_mcp_agent:agent``) and what :func:`main` runs.
     The model is ``model`` or ``CALLBENCH_AGENT_MODEL``; the system message is ``system_prompt``
     (callbench passes the suite's to ``py:`` agents that name the parameter) or
-    ``CALLBENCH_SYSTEM_PROMPT``, when set.
+    ``CALLBENCH_SYSTEM_PROMPT``, when set. The endpoint is ``model_url`` (callbench passes the case's
+    model proxy URL when it records or replays the agent's model) or ``OPENAI_BASE_URL``.
     """
     model = model or env("CALLBENCH_AGENT_MODEL", required=False)
     if not model:
@@ -111,7 +113,7 @@ async def agent(
     messages.append({"role": "user", "content": instruction})
     async with AsyncExitStack() as stack:
         # Closed with the stack: in-process (py:), many cases share one event loop.
-        llm = await stack.enter_async_context(AsyncOpenAI(max_retries=max_retries))
+        llm = await stack.enter_async_context(AsyncOpenAI(max_retries=max_retries, base_url=model_url))
         mcp = await connect(stack, mcp_url)
         tools = await list_tools(mcp)
         for _ in range(max_rounds):

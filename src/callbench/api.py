@@ -145,6 +145,12 @@ class RunOptions(TypedDict, total=False):
     data: str | Path | None
     registry: str | Path | None
     tools: str | None
+    record: str | Path | None
+    replay: str | Path | None
+    replay_miss: Literal["strict", "live", "model-visible"]
+    agent_model_proxy: str | Mapping[str, str]
+    tools_isolation: Literal["case", "run", "shared"] | None
+    shuffle: int | None
     case_timeouts: Mapping[str, float]
     recover_text_calls: bool
     size_limits: Mapping[str, int | str]

@@ -14,7 +14,8 @@ Three families, handled differently by the harness:
   control, excluded from accuracy and re-run by ``--resume``.
 * ``ToolServerFault``: a live tool server (MCP) did not answer a call in time or went away. Like a
   ``ToolBug`` it is infrastructure (an ``error`` record re-run by ``--resume``), typed
-  ``tool_server_timeout`` or ``tool_server_lost`` rather than flagged as a tool implementation's bug.
+  ``tool_server_timeout`` or ``tool_server_lost`` rather than flagged as a tool implementation's bug;
+  ``cassette_miss`` when a replayed run meets a call its cassette does not hold.
 """
 
 from __future__ import annotations
@@ -119,7 +120,11 @@ class ToolBug(CallbenchError):
 
 
 ToolServerFaultKind = Literal[
-    "tool_server_timeout", "tool_server_lost", "tool_server_bad_result", "tool_server_too_large"
+    "tool_server_timeout",
+    "tool_server_lost",
+    "tool_server_bad_result",
+    "tool_server_too_large",
+    "cassette_miss",
 ]
 
 
@@ -127,7 +132,9 @@ class ToolServerFault(CallbenchError):
     """A live tool server did not answer a call in time (``tool_server_timeout``), died, broke the
     connection or could not be started again (``tool_server_lost``), or answered with structured
     content its own declared ``outputSchema`` refuses (``tool_server_bad_result``), or with an answer
-    over the size limit on one message (``tool_server_too_large``): the case's error record type."""
+    over the size limit on one message (``tool_server_too_large``); or, under ``--replay``, a call the
+    cassette does not hold was refused (``cassette_miss``, :mod:`callbench.executors.cassette`): the
+    case's error record type."""
 
     def __init__(self, kind: ToolServerFaultKind, message: str) -> None:
         super().__init__(message)

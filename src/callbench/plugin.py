@@ -18,7 +18,12 @@ The names, by group (``__all__`` keeps the same order):
   cases (read from YAML or built in Python) with their expected steps and answers, tool contracts.
 * **Executors** — running the tools: the executor and session contracts with what their hooks take
   and return (tool calls and messages, outcomes, turn directives), the Python-function executor, and
-  ``freeze`` for the immutable snapshots sessions return.
+  ``freeze`` for the immutable snapshots sessions return, and ``tool_server_replayed`` (under
+  ``--replay`` no tool server reads what a session prepares for it). ``http_client`` is how a tool
+  calls a web service so that ``--record``/``--replay`` keep and answer its requests
+  (``HttpClient`` for one with its own time-out or credential names, ``HttpResponse`` what it
+  returns, ``HttpFault`` what it raises when no answer came); ``HttpExecutor`` runs tools that are
+  plain HTTP endpoints.
 * **Scorers** — judging a trace (verdicts, reasons, traces, records) and the run-level figures of
   ``Scorer.aggregate`` (``Aggregate`` and its display ``Table``), with the interval estimators the
   core's own figures use, so a plugin's figures are computed the same way.
@@ -50,6 +55,8 @@ from callbench.errors import (
     missing_extra,
 )
 from callbench.executors.base import DEFAULT_TURN, Executor, ExecutorSession, ToolOutcome, TurnDirective
+from callbench.executors.http_client import HttpClient, HttpFault, HttpResponse, http_client
+from callbench.executors.http_tools import HttpExecutor
 from callbench.executors.python import PythonExecutor
 from callbench.providers.base import Provider
 from callbench.scoring.base import Scorer
@@ -66,6 +73,7 @@ from callbench.types.names import did_you_mean
 from callbench.types.records import CaseRecord
 from callbench.types.suite_options import SuiteOptions
 from callbench.types.summary import Aggregate, Align, Table
+from callbench.types.tape import tool_server_replayed
 from callbench.types.trace import Trace, TraceCall
 from callbench.types.verdict import Reason, Verdict
 
@@ -99,6 +107,12 @@ __all__ = [
     "TurnDirective",
     "DEFAULT_TURN",
     "freeze",
+    "tool_server_replayed",
+    "http_client",
+    "HttpClient",
+    "HttpResponse",
+    "HttpFault",
+    "HttpExecutor",
     # Scorers
     "Scorer",
     "Verdict",

@@ -12,7 +12,8 @@ session per call (so one call's state never explains another's failure), and thr
 endpoint an agent under test calls take — so the text the model would read is built too:
 
 * ``starter`` and ``genomics`` (real Python implementations), ``mcp-git`` (the live reference
-  server over stdio, every call on its own copy of the repository), ``bfcl`` multi-turn (every
+  server over stdio, every call on its own copy of the repository), ``mcp-memory`` (the reference
+  memory server from npm, a seeded server of its own per call), ``bfcl`` multi-turn (every
   method of bfcl-eval's eight backend classes, loaded with the first ``multi_turn_base`` entry
   that offers it), ``dag`` (FuncBenchGen tasks in silent and explicit mode), ``complexfuncbench``
   (the replay executor, faithful and improved, on every function of every fixture sample);
@@ -105,6 +106,7 @@ TARGETS = [
     Target("starter", "starter", 30),
     Target("genomics", "genomics", 30),
     Target("mcp-git", "mcp-git", 5, pins={"repo_path": "/repo"}),
+    Target("mcp-memory", "mcp-memory", 3),  # a node server per call (its own graph): few draws
     Target("bfcl-multi-turn", "bfcl:multi_turn_base", 8),
     Target("dag-silent", "dag:n_core=5;depth=2;n_conn=2;n_dis=2;seeds=1", 10),
     Target(
@@ -266,6 +268,12 @@ def executor_of(label: str, suite: Suite, case: Case) -> Executor:
     target = suite.executor_name(case)
     key = (label, target if isinstance(target, str) else f"instance-{id(target)}")
     if key not in _executors:
+        if label == "mcp-memory":  # its server is an npm package: installed by the CI step if missing
+            from npm_servers import memory_server
+
+            from callbench.benchmarks.mcp_memory.server import VERSION
+
+            memory_server(VERSION)
         _executors[key] = resolve_executor(target)
     return _executors[key]
 
@@ -332,7 +340,9 @@ def call(
     except Exception as exc:  # noqa: BLE001 - every other exception is what the test looks for
         return f"internal {type(exc).__name__}: {exc} (at {_where(traceback.format_exc())})"
     finally:
-        session.close()  # the folders stay in pytest's tmp_path: removing each costs more than the call
+        # the folders stay in pytest's tmp_path: removing each costs more than the call; a server of
+        # the call's own (mcp-memory: isolation case) is stopped with its session
+        runner.run(session.aclose())
 
 
 def _where(traceback_text: str) -> str:

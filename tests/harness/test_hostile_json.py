@@ -96,10 +96,10 @@ def test_any_argument_text_is_a_value_or_a_reason_never_an_exception(raw: str) -
 
 
 TEXT_CALL_SHAPES = [
-    "<tool_call>{{\"name\": \"get_weather\", \"arguments\": {0}}}</tool_call>",
-    "{{\"name\": \"get_weather\", \"arguments\": {0}}}",
-    "[TOOL_CALLS] [{{\"name\": \"get_weather\", \"arguments\": {0}}}]",
-    "<|python_tag|>{{\"name\": \"get_weather\", \"parameters\": {0}}}",
+    '<tool_call>{{"name": "get_weather", "arguments": {0}}}</tool_call>',
+    '{{"name": "get_weather", "arguments": {0}}}',
+    '[TOOL_CALLS] [{{"name": "get_weather", "arguments": {0}}}]',
+    '<|python_tag|>{{"name": "get_weather", "parameters": {0}}}',
     "[get_weather(city={0})]",
 ]
 

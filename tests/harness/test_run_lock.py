@@ -20,7 +20,9 @@ from callbench.harness.runlock import LOCK_FILE, RunFolderBusy, acquire, read_ho
 from callbench.review.store import append_review, new_entry
 
 CASES = 8
-SLOW_RUN = ["run", "--suite", "starter", "--model", "oracle", "--limit", str(CASES), "--delay", "0.6"]
+# 1.5 s between cases: the refused commands (each a fresh CLI process, seconds on a loaded machine)
+# must all run while the writer still holds the folder (0.6 s let it finish first under load).
+SLOW_RUN = ["run", "--suite", "starter", "--model", "oracle", "--limit", str(CASES), "--delay", "1.5"]
 
 
 def callbench_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -30,7 +32,7 @@ def callbench_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def start_slow_run(run: Path) -> subprocess.Popen[str]:
-    """``callbench run`` of eight starter cases, one every 0.6 s, into ``run`` (stderr kept)."""
+    """``callbench run`` of eight starter cases, one every 1.5 s, into ``run`` (stderr kept)."""
     return subprocess.Popen(
         [sys.executable, "-m", "callbench.cli.main", *SLOW_RUN, "-o", str(run), "--progress", "quiet"],
         stdout=subprocess.DEVNULL,

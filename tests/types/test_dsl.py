@@ -78,3 +78,15 @@ def test_alternative_keys_only_when_given():
     assert not match_arguments({"position": 100}, {"start": 100}, MatchContext(), alt)
     assert match_arguments({"position": 100}, {"start": 99}, MatchContext(), alt)
     assert match_arguments({"position": 100}, {"start": 100}, MatchContext())
+
+
+def test_tool_content_written_over_several_lines_is_read_with_the_guidance_line_after_it():
+    from callbench.harness.modes import CONTINUATION_GUIDANCE
+    from callbench.types.dsl import parse_tool_content
+
+    pretty = '{\n  "entities": [\n    {"name": "Tomas Okafor"}\n  ]\n}'  # as MCP servers often write JSON
+    read = {"entities": [{"name": "Tomas Okafor"}]}
+    assert parse_tool_content(pretty) == read
+    assert parse_tool_content(f"{pretty}\n{CONTINUATION_GUIDANCE}") == read
+    assert parse_tool_content(f'{{"a": 1}}\n{CONTINUATION_GUIDANCE}') == {"a": 1}
+    assert parse_tool_content("plain text\nmore") == "plain text\nmore"

@@ -24,7 +24,8 @@ def compare_cmd(
     ] = None,  # noqa: UP045 (typer needs Optional)
 ) -> None:
     """Rank runs by strict accuracy per tier and harness mode (never pooled), with 95% intervals;
-    pairs of runs are compared on the cases both completed."""
+    pairs of runs are compared on the cases both completed. A pair whose tool sources differ (server
+    version, package, a tool's schema) is warned about on stderr (callbench manifest diff)."""
     from callbench.cli.common import require_run_folder
     from callbench.report.tables import render_compare
 
@@ -36,3 +37,7 @@ def compare_cmd(
     else:
         output.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {output}")
+    from callbench.cli.manifest import manifest_warnings
+
+    for line in manifest_warnings(run_dirs):
+        typer.echo(f"callbench: warning: {line}", err=True)

@@ -131,9 +131,30 @@ def print_suite_notes(run_dir: Path) -> None:
             markup=False,
             highlight=False,
         )
+    cassette = header.options.get("cassette")
+    if isinstance(cassette, dict):  # --record / --replay (docs/mcp.md, "Record and replay")
+        verb = "recorded into" if cassette.get("mode") == "record" else "answered from"
+        digest = str(cassette.get("hash_at_end") or cassette.get("hash") or "")[:12]
+        console.print(
+            f"  tools: MCP calls {verb} the cassette {cassette.get('folder')}"
+            + (f" (hash {digest})" if digest else ""),
+            markup=False,
+            highlight=False,
+        )
+    model = header.options.get("agent_model")
+    if isinstance(model, dict):  # --agent's model through callbench's proxy (docs/agents.md)
+        mode = model.get("mode")
+        verb = {"record": "recorded into", "replay": "answered from"}.get(str(mode), "forwarded to")
+        where = model.get("folder") if mode != "live" else (model.get("upstreams") or {}).get("openai")
+        console.print(f"  agent's model: requests {verb} {where}", markup=False, highlight=False)
+    servers = {name: s for s in header.tool_sources if s.kind == "mcp" for name in s.suites}
     for info in header.suites:
         if info.executor:
             what = EXECUTOR_WORDS.get(info.executor, "")
+            server = servers.get(info.name)
+            if server is not None:  # what answered, as the manifest records it (callbench show: all of it)
+                what = f"{what}: " if what else ""
+                what += f"{server.server_label()}, package {server.package_label()}"
             console.print(
                 f"  tools: suite {info.name}: {info.executor}{f' ({what})' if what else ''}",
                 markup=False,

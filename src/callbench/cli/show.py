@@ -33,6 +33,8 @@ def show(
         return
     if format == "table":
         print_summary(read_summary(run_dir), run_dir)
+        print_tool_sources(run_dir)
+        print_tool_isolation(run_dir)
         print_reviews(run_dir)
         print_preflight(run_dir)  # run --preflight: the endpoint's doctor table, in run.json
         return
@@ -46,6 +48,12 @@ def show(
         preflight = preflight_json(run_dir)
         if preflight is not None:
             payload["preflight"] = preflight
+        sources = _tool_sources(run_dir)
+        if sources:
+            payload["tool_sources"] = [source.model_dump(mode="json") for source in sources]
+        isolation = _tool_isolation(run_dir)
+        if isolation:
+            payload["tool_isolation"] = isolation
         console.print_json(json.dumps(payload, default=str))
         return
     if format not in ("md", "csv"):
@@ -53,6 +61,39 @@ def show(
     from callbench.report.tables import render_show
 
     typer.echo(render_show(run_dir, format))
+
+
+def _tool_sources(run_dir: Path) -> list[Any]:
+    """The run's manifest (``run.json``'s ``tool_sources``; empty for runs made before it was kept)."""
+    from callbench.harness.runfolder import RUN_FILE, read_header
+
+    return list(read_header(run_dir).tool_sources) if (run_dir / RUN_FILE).is_file() else []
+
+
+def print_tool_sources(run_dir: Path) -> None:
+    """One line per tool source: server name@version, protocol, package, tool count, listing hash."""
+    for source in _tool_sources(run_dir):
+        started = f" ({source.source})" if source.kind == "mcp" else ""  # a suite's label names it
+        console.print(
+            Text(f"  tool source of {', '.join(source.suites) or '–'}: {source.one_line()}{started}")
+        )
+
+
+def _tool_isolation(run_dir: Path) -> list[dict[str, Any]]:
+    """Each live MCP tool source's isolation (``run.json``'s ``options.tool_isolation``)."""
+    from callbench.harness.runfolder import RUN_FILE, read_header
+    from callbench.harness.tool_isolation import isolation_entries
+
+    return isolation_entries(read_header(run_dir).options) if (run_dir / RUN_FILE).is_file() else []
+
+
+def print_tool_isolation(run_dir: Path) -> None:
+    """One line per live MCP tool source: its isolation, and for ``shared`` that verdicts may depend on
+    the order of the cases."""
+    from callbench.harness.tool_isolation import isolation_line
+
+    for entry in _tool_isolation(run_dir):
+        console.print(Text(f"  {isolation_line(entry)}"))
 
 
 def _reviews_json(run_dir: Path) -> dict[str, Any] | None:

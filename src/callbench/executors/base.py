@@ -106,6 +106,12 @@ class ExecutorSession(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release per-case resources (temporary folders...)."""
 
+    async def aclose(self) -> None:
+        """End the case's session: what :meth:`close` releases, and what only an awaited stop can (a
+        tool server started for this case). The harness awaits it when the case ends, whether it
+        finished, failed or ran out of time; the default calls :meth:`close`."""
+        self.close()
+
 
 class Executor(ABC):
     """A factory of per-case sessions."""
@@ -119,6 +125,11 @@ class Executor(ABC):
         ``workdir`` is a per-case temporary path that does not exist yet: an executor that writes
         files creates it (``mkdir(parents=True, exist_ok=True)``); the engine removes it after the case.
         """
+
+    def plan_cases(self, cases: int, concurrency: int) -> None:  # noqa: B027 - optional hook
+        """Told by the engine, on the run's event loop before the first case, how many cases (times
+        trials) will open a session and how many run at once (an executor that starts a tool server
+        per case starts them ahead). Default: nothing."""
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release run-level resources (connections shared by sessions); called once at the end of a run."""

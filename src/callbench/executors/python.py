@@ -15,6 +15,7 @@ only what cannot block.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import threading
 import traceback
@@ -23,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from callbench.errors import ToolBug, ToolError
+from callbench.errors import ToolBug, ToolError, ToolServerFault
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome
 from callbench.suites.suite import Suite
 from callbench.types.case import Case
@@ -100,7 +101,8 @@ class PythonSession(ExecutorSession):
             return self._invoke(function, name, arguments)
         with self._lock:
             self.running += 1
-        job = tool_pool().submit(self._invoke, function, name, arguments)
+        # In the caller's context: what it set for the call (a cassette's HTTP tape) reaches the tool.
+        job = tool_pool().submit(contextvars.copy_context().run, self._invoke, function, name, arguments)
         # Counted on the thread's own future: a call the time limit cancelled may still be running.
         job.add_done_callback(self._done)
         return await asyncio.wrap_future(job)
@@ -142,10 +144,13 @@ class PythonSession(ExecutorSession):
 
 
 def _failure(name: str, exc: Exception) -> ToolOutcome:
-    """A ``ToolError`` or a rejected signature is the model's failed call; anything else raises
+    """A ``ToolError`` or a rejected signature is the model's failed call; a ``ToolServerFault`` (an
+    HTTP service that gave no answer, a cassette miss) is raised as it is; anything else raises
     :class:`ToolBug` (called inside the ``except`` block, so the traceback is the tool's)."""
     if isinstance(exc, ToolError):
         return ToolOutcome.failure(str(exc))
+    if isinstance(exc, ToolServerFault):  # a service the tool calls gave no answer: infrastructure
+        raise exc
     if isinstance(exc, TypeError) and _is_signature_error(exc):
         return ToolOutcome.failure(f"Invalid arguments for {name}: {exc}")
     raise ToolBug(name, exc, traceback.format_exc()) from exc

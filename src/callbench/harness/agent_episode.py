@@ -17,8 +17,9 @@ import shutil
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from callbench.executors.base import ExecutorSession
 from callbench.harness.loop import Episode, execute_call
@@ -29,6 +30,9 @@ from callbench.types.messages import ToolCall
 from callbench.types.run_options import DEFAULT_SIZE_LIMITS
 from callbench.types.textcap import cap_text
 from callbench.types.trace import AgentRun, RoundInfo, Trace
+
+if TYPE_CHECKING:
+    from callbench.providers.model_proxy import AgentModelProxy
 
 ROUND_GAP_S = 0.05
 """Calls that start within this long of the previous call's end (or while it runs) are shown as one
@@ -104,30 +108,58 @@ async def run_agent_episode(
     server: CaseToolServer,
     workdir: Path,
     observers: Observers | None = None,
+    *,
+    model_proxy: AgentModelProxy | None = None,
+    trial: int = 1,
 ) -> Trace:
     """Serve the case's tools, run the agent on it, and return the trace with the agent's outcome.
 
-    Raises what broke callbench's side (the endpoint, the executor): the engine makes it an error
-    record. The agent's own failures are recorded on the trace and scored.
+    With ``model_proxy`` the agent's model requests go through callbench (its own base URL for the
+    case; :mod:`callbench.harness.agent_model`): they become the case's rounds and usage.
+
+    Raises what broke callbench's side (the endpoint, the executor, the agent's model endpoint or its
+    recording): the engine makes it an error record. The agent's own failures are recorded on the
+    trace and scored.
     """
     trace = episode.trace
     endpoint = CaseEndpoint(episode, session)
     url = server.open(episode.offered, endpoint.handle, label=episode.case.key)
+    route = None
     try:
         request = request_for(episode, url, workdir)
+        if model_proxy is not None:
+            from callbench.harness.agent_model import open_route
+
+            places = {"{mcp_url}": url, "{agent_workdir}": request.workdir, "{workdir}": str(workdir)}
+            route = open_route(model_proxy, episode.case.key, trial, places)
+            request = replace(request, model_url=route.openai_url, anthropic_url=route.anthropic_url)
         result = await agent.run(request, episode.case.timeout_s)
     finally:
         server.close(url)
+        if route is not None and model_proxy is not None:
+            model_proxy.close(route)  # its tape written; it answers no more
         shutil.rmtree(agent_folder(workdir), ignore_errors=True)
     endpoint.raise_failure()
     record_outcome(trace, agent, result, url, episode.size_limits)
-    trace.rounds = reconstruct_rounds(trace)
-    if trace.truncated and "final_text" in trace.truncated:  # the answer round holds the same text
-        trace.note_truncated(f"rounds[{len(trace.rounds) - 1}].text", trace.truncated["final_text"])
+    served = False
+    if route is not None:
+        from callbench.harness.agent_model import apply_exchanges
+
+        served = apply_exchanges(trace, route, episode.size_limits)
+    if not served:
+        trace.rounds = reconstruct_rounds(trace)
+        if trace.truncated and "final_text" in trace.truncated:  # the answer round holds the same text
+            trace.note_truncated(f"rounds[{len(trace.rounds) - 1}].text", trace.truncated["final_text"])
     if observers is not None:
         for info in trace.rounds:
             calls = [c for c in trace.calls if c.call_id in info.call_ids]
             observers.emit_round(episode.case, info, calls)
+    if route is not None:
+        from callbench.harness.agent_model import model_fault
+
+        fault = model_fault(trace, route)
+        if fault is not None:  # the recording or the endpoint failed: not the agent's doing
+            raise fault
     return trace
 
 

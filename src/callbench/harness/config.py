@@ -37,9 +37,11 @@ from callbench.types.names import did_you_mean
 from callbench.types.run_options import (
     FLAGS,
     OPTIONS,
+    REPLAY_MISSES,
     RUN_OPTIONS,
     UNRECORDED_FIELDS,
     names,
+    parse_model_upstreams,
     parse_size_limits,
 )
 
@@ -205,6 +207,22 @@ class Selection:
     tools: str | None = declared("tools")
     """A live MCP server as the tool source of suites given as a path (``--tools mcp:stdio:CMD ARGS``
     or ``mcp:http://HOST/PATH``): its listed tools are the registry and calls are forwarded to it."""
+    record: str | Path | None = declared("record")
+    """``--record DIR``: keep every exchange with the suites' MCP tool servers in this cassette folder
+    (:mod:`callbench.executors.cassette`)."""
+    replay: str | Path | None = declared("replay")
+    """``--replay DIR``: answer the suites' MCP tool calls from this cassette folder; no server starts."""
+    replay_miss: str = declared("replay_miss")
+    """``--replay``: what answers a call the cassette lacks: ``strict``, ``live`` or ``model-visible``."""
+    agent_model_proxy: Mapping[str, str] = declared("agent_model_proxy")
+    """``--agent``: the agent's model endpoint(s) its requests are forwarded to through callbench's
+    model proxy (``{"openai": URL, "anthropic": URL}``; a URL string is the OpenAI-compatible one);
+    :mod:`callbench.harness.agent_model`."""
+    tools_isolation: str | None = declared("tools_isolation")
+    """The isolation of the run's live MCP tool servers: ``case``, ``run`` or ``shared`` (``None``: the
+    suite's ``tool_source.isolation``, else ``case`` unless every tool says ``readOnlyHint: true``)."""
+    shuffle: int | None = declared("shuffle")
+    """Run the cases in an order drawn from this seed (``None``: in the suites' order)."""
     case_timeouts: Mapping[str, float] = declared("case_timeouts")
     """Case time limits replacing the cases' own ``timeout_s`` (``--case-timeout``): ``{"*": S}`` for
     every suite, ``{SUITE: S}`` for one (a suite's entry wins over ``*``). For slow local servers."""
@@ -229,6 +247,12 @@ class Selection:
                 "an MCP server spec: mcp:stdio:COMMAND ARGS or mcp:http://HOST/PATH",
                 optional=True,
             )
+        if self.tools_isolation is not None:
+            text = self.tools_isolation.strip().lower() if isinstance(self.tools_isolation, str) else None
+            if text not in ("case", "run", "shared"):
+                _reject(self, "tools_isolation", "case, run or shared", optional=True)
+            _set(self, "tools_isolation", text)
+        _check_int(self, "shuffle", 0, optional=True)
         _check_int(self, "limit", 0, optional=True)
         _check_int(self, "trials", 1)
         _set(self, "k", _parse_k(self))
@@ -244,6 +268,11 @@ class Selection:
         _set(self, "suite_options", dict(self.suite_options))
         _normalize_path(self, "data")
         _normalize_path(self, "registry")
+        _normalize_path(self, "record")
+        _normalize_path(self, "replay")
+        if self.replay_miss not in REPLAY_MISSES:
+            _reject(self, "replay_miss", "one of " + ", ".join(REPLAY_MISSES))
+        _set(self, "agent_model_proxy", parse_model_upstreams(self.agent_model_proxy, "agent_model_proxy"))
 
 
 def _parse_case_timeouts(selection: Selection) -> dict[str, float]:
@@ -479,6 +508,12 @@ class RunConfig:
     data: Path | None = declared("data")
     registry: Path | None = declared("registry")
     tools: str | None = declared("tools")
+    record: Path | None = declared("record")
+    replay: Path | None = declared("replay")
+    replay_miss: str = declared("replay_miss")
+    agent_model_proxy: dict[str, str] = declared("agent_model_proxy")
+    tools_isolation: str | None = declared("tools_isolation")
+    shuffle: int | None = declared("shuffle")
     suite_options: dict[str, Any] = declared("suite_options")
     case_ids: tuple[str, ...] = declared("case_ids")
     limit: int | None = declared("limit")

@@ -11,6 +11,7 @@ import asyncio
 import gc
 import itertools
 import os
+import random
 import re
 import shutil
 import tempfile
@@ -39,6 +40,7 @@ from callbench.tools.retrieve import retrieval_recall
 from callbench.types.case import Case
 from callbench.types.jsoncodec import load_model, model_json_bytes
 from callbench.types.records import TOOL_BUG, CaseRecord, ErrorInfo
+from callbench.types.tape import CasePlay, current_play
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
 from callbench.types.waits import TOOL_SERVER
@@ -46,12 +48,14 @@ from callbench.types.waits import TOOL_SERVER
 if TYPE_CHECKING:
     from callbench.harness.backends.ray_backend import RayBackend
     from callbench.mcp.serve import CaseToolServer  # the MCP SDK takes ~0.5 s to import: agent runs only
+    from callbench.providers.model_proxy import AgentModelProxy
 
 MANUAL_RATIONALE = "manual case: scored by reviewers against its rubric"
 _CASE_NUMBERS = itertools.count(1)
 WORKDIR_PREFIX = "callbench-"
-_WORKDIR = re.compile(r"callbench-(\d+)-\d+")
-"""Per-case work folders: ``<tempdir>/callbench-<pid>-<n>``."""
+_WORKDIR = re.compile(r"callbench-(\d+)-(?:\d+|mcp\w+)")
+"""Per-case work folders: ``<tempdir>/callbench-<pid>-<n>``, and tool servers' folders
+(``callbench-<pid>-mcp<random>``, :mod:`callbench.mcp.isolation`)."""
 T = TypeVar("T")
 
 
@@ -152,7 +156,8 @@ async def _run_locked(
     gc.collect()
     gc.freeze()
     fan = Observers(observers)
-    total = count_jobs(prepared, config)
+    # Counted in the same pass that tells each executor its share (a local run's executors only).
+    total = count_jobs(prepared, config) if remote is not None else _plan_executors(prepared, config)
     fan.emit("on_run_start", prepared.header, total)
     sink = RecordSink(RecordWriter(prepared.run_dir), fan)
     jobs = _jobs(prepared, config)  # made one at a time as workers take them
@@ -162,10 +167,12 @@ async def _run_locked(
             ids = ((suite.name, case.key, trial) for suite, case, trial in _selected(prepared, config))
             await remote.run(ids, total, sink.add, getattr(prepared.model, "counters", None), play_case)
         elif prepared.agent is not None:
+            from callbench.harness.agent_model import model_proxy
             from callbench.mcp.serve import CaseToolServer
 
-            async with CaseToolServer() as server:
-                await _run_jobs(jobs, total, AgentPlayer(prepared.agent, server), policy, config, sink)
+            async with CaseToolServer() as server, model_proxy(prepared.agent_model) as proxy:
+                player = AgentPlayer(prepared.agent, server, proxy)
+                await _run_jobs(jobs, total, player, policy, config, sink)
         else:
             assert prepared.model is not None
             await _run_jobs(jobs, total, prepared.model, policy, config, sink)
@@ -177,6 +184,10 @@ async def _run_locked(
             await prepared.agent.aclose()
         for executor in prepared.executors_in_use():
             await executor.aclose()
+        if prepared.cassette is not None:  # the cassette's index and hash, in it and in run.json
+            prepared.cassette.finish(prepared.run_dir)
+        if prepared.agent_model is not None:  # the agent's model recording: its index and hash
+            prepared.agent_model.finish(prepared.run_dir)
         summary = finish_run(prepared)
         gc.unfreeze()
         fan.emit("on_run_end", summary)
@@ -210,7 +221,15 @@ def finish_run(prepared: Prepared) -> dict[str, Any]:
 
 def _selected(prepared: Prepared, config: RunConfig) -> Iterator[tuple[Suite, Case, int]]:
     """Every (suite, case, trial) still to run, in order, made as it is asked for: a suite whose cases
-    stream is never held whole."""
+    stream is never held whole. ``--shuffle SEED``: all of them, in an order drawn from the seed."""
+    if config.shuffle is None:
+        return _in_order(prepared, config)
+    picked = list(_in_order(prepared, config))
+    random.Random(config.shuffle).shuffle(picked)
+    return iter(picked)
+
+
+def _in_order(prepared: Prepared, config: RunConfig) -> Iterator[tuple[Suite, Case, int]]:
     done = prepared.done()
     for suite in prepared.suites:
         cases = suite.select(config.case_ids)  # the one --case rule (Suite.matches)
@@ -218,6 +237,19 @@ def _selected(prepared: Prepared, config: RunConfig) -> Iterator[tuple[Suite, Ca
             for trial in range(1, config.trials + 1):
                 if (case.key, trial) not in done:
                     yield suite, case, trial
+
+
+def _plan_executors(prepared: Prepared, config: RunConfig) -> int:
+    """Tell each executor how many of the run's jobs will open a session on it (one that starts a tool
+    server per case starts them ahead, and no more than that); returns the number of jobs."""
+    counts: dict[int, int] = {}
+    for suite, case, _trial in _selected(prepared, config):
+        executor = prepared.executor_for(suite, case, config.executor)
+        counts[id(executor)] = counts.get(id(executor), 0) + 1
+    for executor in prepared.executors_in_use():
+        if id(executor) in counts:
+            executor.plan_cases(counts[id(executor)], config.concurrency)
+    return sum(counts.values())
 
 
 def count_jobs(prepared: Prepared, config: RunConfig) -> int:
@@ -381,6 +413,8 @@ class AgentPlayer:
 
     agent: AgentRunner
     server: CaseToolServer
+    model_proxy: AgentModelProxy | None = None
+    """The agent's model served through callbench (:mod:`callbench.harness.agent_model`), when on."""
 
 
 Player = Model | AgentPlayer
@@ -395,13 +429,26 @@ async def _play(
     # The per-case folder is only a path: executors that write files create it. Creating and
     # removing a folder for every case would cost more than the whole harness loop.
     workdir = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{os.getpid()}-{next(_CASE_NUMBERS)}"
-    session = job.executor.start(case, workdir, job.suite)
+    token = current_play.set(CasePlay(case.key, job.trial))  # a cassette keys the session's tape by both
+    try:
+        session = job.executor.start(case, workdir, job.suite)
+    finally:
+        current_play.reset(token)
     try:
         try:
             if isinstance(player, AgentPlayer):
                 from callbench.harness.agent_episode import run_agent_episode
 
-                await run_agent_episode(episode, player.agent, session, player.server, workdir, fan)
+                await run_agent_episode(
+                    episode,
+                    player.agent,
+                    session,
+                    player.server,
+                    workdir,
+                    fan,
+                    model_proxy=player.model_proxy,
+                    trial=job.trial,
+                )
                 return None
             return await _play_model(job, episode, player, session, config, fan)
         except FatalProviderError:
@@ -420,7 +467,7 @@ async def _play(
             return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))
         finally:
             episode.trace.final_state = _snapshot(session)
-            session.close()
+            await _end_session(session)
     finally:
         if workdir.exists():
             shutil.rmtree(workdir, ignore_errors=True)
@@ -457,6 +504,15 @@ async def _play_model(
     finally:
         endpoint_waits.reset(token)
     return None
+
+
+async def _end_session(session: ExecutorSession) -> None:
+    """End the case's session (its own tool server stopped, its files released), even when the case was
+    cancelled: a second cancellation cannot cut the stop short."""
+    try:
+        await asyncio.shield(session.aclose())
+    except Exception:  # noqa: BLE001 - the record is kept; a session that fails to close is not the model's
+        pass
 
 
 def _snapshot(session: Any) -> dict[str, Any] | None:

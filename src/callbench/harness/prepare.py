@@ -8,11 +8,13 @@ from __future__ import annotations
 import itertools
 import platform
 import re
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from callbench.catalog import catalog
 from callbench.errors import ConfigError, UserError
@@ -37,6 +39,7 @@ from callbench.harness.runfolder import (
     write_header,
 )
 from callbench.harness.runlock import RunLock, acquire
+from callbench.harness.tool_isolation import apply_isolation, isolation_records
 from callbench.providers.agent_under_test import AgentRunner, parse_agent
 from callbench.providers.base import Provider
 from callbench.providers.model import Model, build_model
@@ -52,11 +55,17 @@ from callbench.secrets import (
 from callbench.suites.loader import load_suite_path
 from callbench.suites.resolve import load_suite, looks_like_path
 from callbench.suites.suite import Suite
+from callbench.tools.manifest import registry_manifest
 from callbench.types.case import Case
+from callbench.types.manifest import ToolSourceManifest, ToolSourcesChanged, diff_manifests
 from callbench.types.names import did_you_mean
 from callbench.types.records import ResumeEvent, RunHeader, SuiteInfo
 from callbench.types.run_options import GENERATION_TIMEOUT, OVERRIDABLE_FIELDS, VERDICT_FIELDS
 from callbench.types.version import __version__
+
+if TYPE_CHECKING:
+    from callbench.harness.agent_model import AgentModelSetup
+    from callbench.harness.cassettes import RunCassette
 
 
 @dataclass
@@ -75,6 +84,10 @@ class Prepared:
     """``--agent``: the user's agent application, run per case against the case's MCP endpoint."""
     lock: RunLock | None = None
     """The run folder's lock, held until the run has written its summary."""
+    cassette: RunCassette | None = None
+    """``--record`` / ``--replay``: the run's cassette (:mod:`callbench.harness.cassettes`)."""
+    agent_model: AgentModelSetup | None = None
+    """``--agent`` with its model served through callbench (:mod:`callbench.harness.agent_model`)."""
 
     def done(self) -> set[tuple[str, int]]:
         """(key, trial) pairs already completed."""
@@ -100,10 +113,10 @@ def shared_executor(
     return executors[key]
 
 
-def load_suites(config: RunConfig) -> list[Suite]:
+def load_suites(config: RunConfig, cassette: RunCassette | None = None) -> list[Suite]:
     """The run's suites: specs loaded (with the run's loader options), ``Suite`` objects as given."""
     if config.tools is not None:
-        return _suites_on_mcp_tools(config, config.tools)
+        return apply_isolation(config, _suites_on_mcp_tools(config, config.tools, cassette))
     suites = [
         spec
         if isinstance(spec, Suite)
@@ -111,10 +124,10 @@ def load_suites(config: RunConfig) -> list[Suite]:
         for spec in config.suites
     ]
     _check_unique_names(suites)
-    return suites
+    return apply_isolation(config, suites)  # of the suites whose tools run on a live MCP server
 
 
-def _suites_on_mcp_tools(config: RunConfig, spec: str) -> list[Suite]:
+def _suites_on_mcp_tools(config: RunConfig, spec: str, cassette: RunCassette | None = None) -> list[Suite]:
     """Path suites whose registry is a live MCP server's tool listing and whose calls go to it."""
     from callbench.executors.mcp import load_mcp_tools
 
@@ -125,11 +138,13 @@ def _suites_on_mcp_tools(config: RunConfig, spec: str) -> list[Suite]:
                 f"--tools {spec}: applies to suites given as a path (cases that call the server's tools); "
                 f"{name!r} brings its own tools"
             )
-    source = load_mcp_tools(spec)  # one line naming the server if it cannot start or lists a bad schema
+    # one line naming the server if it cannot start or lists a bad schema; replayed: nothing starts
+    source = load_mcp_tools(spec) if cassette is None else cassette.tool_source(spec)
     suites = []
     for ref in config.suites:
         suite = load_suite_path(str(ref), tools=source.registry, executor=source.executor())
         suite.metadata["tool_source"] = {"spec": spec, "notes": list(source.notes)}
+        suite.metadata["tool_manifest"] = source.manifest
         suites.append(suite)
     _check_unique_names(suites)
     return suites
@@ -235,7 +250,23 @@ def prepare_run(config: RunConfig) -> Prepared:
     register_environment_keys(documented_key_variables())
     if isinstance(config.model, str):
         register_url_credentials(config.model)
-    suites = load_suites(config)
+    cassette = None
+    if config.record is not None or config.replay is not None or config.replay_miss != "strict":
+        from callbench.harness.cassettes import open_run_cassette
+
+        cassette = open_run_cassette(config)  # a missing or corrupt cassette folder: one line, now
+    suites = load_suites(config, cassette)
+    agent_model: AgentModelSetup | None = None
+    if config.agent is not None:  # the agent's model through callbench (docs/agents.md)
+        from callbench.harness.agent_model import bind_tools, open_agent_model
+
+        agent_model = open_agent_model(config)
+        if cassette is not None:  # the tools as in any run; left out when only the model is taped
+            cassette = bind_tools(cassette, suites, config.executor, agent_model)
+    elif config.agent_model_proxy:
+        raise ConfigError("--agent-model-proxy applies to --agent runs (the agent's own model)")
+    elif cassette is not None:
+        cassette.bind(suites, config.executor)  # tapes the suites' MCP servers (one line if none)
     check_selection(suites, config.case_ids)  # before the run folder exists
     scorers = {s.name: build_scorers(s, config.tiers) for s in suites}
     model: Model | None = None
@@ -243,6 +274,8 @@ def prepare_run(config: RunConfig) -> Prepared:
     if config.agent is not None:
         agent = parse_agent(config.agent)
         agent.preflight()  # a command not found, a service not listening: one line, before run.json
+        if agent_model is not None:
+            agent_model.check_agent(agent)
     else:
         model = build_run_model(config.model, config)
         check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
@@ -255,12 +288,22 @@ def prepare_run(config: RunConfig) -> Prepared:
             n_previous, completed = _check_resume(run_dir, header)
             # The run keeps the header it started with (its provenance); this resume is appended to it.
             started = read_header(run_dir)
-            started.resumes.append(_resume_event(run_dir, config, n_previous))
+            event = _resume_event(run_dir, config, n_previous)
+            event.tool_sources = _changed_tool_sources(run_dir, started, header)
+            if cassette is not None:
+                cassette.note(started, run_dir)
+            if agent_model is not None:
+                agent_model.note(started, run_dir)
+            started.resumes.append(event)
             write_header(run_dir, started)
         except BaseException:
             lock.release()
             raise
-        return Prepared(run_dir, started, suites, scorers, model, completed, agent=agent, lock=lock)
+        prepared = Prepared(
+            run_dir, started, suites, scorers, model, completed, agent=agent, lock=lock, cassette=cassette
+        )
+        prepared.agent_model = agent_model
+        return prepared
     if config.out_dir is None:
         run_dir = new_run_folder(config.runs_root, _run_name(header))
     else:
@@ -270,10 +313,18 @@ def prepare_run(config: RunConfig) -> Prepared:
                 f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
             )
     header.run_id = run_dir.name
+    if cassette is not None:
+        cassette.note(header)
+    if agent_model is not None:
+        agent_model.note(header)
     run_dir.mkdir(parents=True, exist_ok=True)
     lock = acquire(run_dir, "run")
     write_header(run_dir, header)
-    return Prepared(run_dir, header, suites, scorers, model, completed, agent=agent, lock=lock)
+    prepared = Prepared(
+        run_dir, header, suites, scorers, model, completed, agent=agent, lock=lock, cassette=cassette
+    )
+    prepared.agent_model = agent_model
+    return prepared
 
 
 def _header(
@@ -319,13 +370,76 @@ def _header(
         suite_k={s.name: s.retrieval_k(config.k) for s in suites},
         trials=config.trials,
         options={**config.recorded_options(), **_tool_source(suites)},
+        tool_sources=tool_manifests(config, suites),
     )
 
 
+def tool_manifests(config: RunConfig, suites: list[Suite]) -> list[ToolSourceManifest]:
+    """The run's manifest: one entry per tool source (:mod:`callbench.types.manifest`).
+
+    ``--tools mcp:...`` brings the entry of the listing it loaded; a suite whose tools run on a live
+    MCP server of its own (``mcp-git``) has that server asked for its own (one handshake and
+    ``tools/list`` before the run, so a server that cannot start stops the run with one line); any
+    other suite's entry is its registry's hashes. Suites sharing one server share its entry."""
+    # An McpExecutor can only exist once its module was imported: no need to import it here otherwise.
+    mcp = sys.modules.get("callbench.executors.mcp")
+    entries: dict[str, ToolSourceManifest] = {}
+    for spec, suite in zip(config.suites, suites, strict=True):
+        executor = config.executor or suite.executor
+        listed = suite.metadata.get("tool_manifest")
+        if isinstance(listed, ToolSourceManifest):
+            entry, key = listed, f"mcp:{listed.source}"
+        elif mcp is not None and isinstance(executor, mcp.McpExecutor):
+            key = f"mcp:{executor.spec.text}"
+            entry = entries[key] if key in entries else mcp.probe_manifest(executor)
+        else:
+            owner = _provenance(spec)
+            entry = registry_manifest(
+                suite.name,
+                suite.source,
+                suite.registry,
+                package=owner.get("plugin"),
+                package_version=owner.get("plugin_version"),
+            )
+            key = f"suite:{suite.name}"
+        known = entries.get(key, entry)
+        entries[key] = known.model_copy(update={"suites": [*known.suites, suite.name]})
+    return list(entries.values())
+
+
+def _changed_tool_sources(
+    run_dir: Path, started: RunHeader, now: RunHeader
+) -> list[ToolSourceManifest] | None:
+    """This resume's tool sources when they differ from those the run started with (or it recorded
+    none), with one warning line saying what changed; ``None`` when they are the same."""
+    if not now.tool_sources:
+        return None
+    if not started.tool_sources:
+        return now.tool_sources
+    diff = diff_manifests(started.tool_sources, now.tool_sources)
+    if not diff.sources:
+        return None
+    changes = " | ".join(source.summary() for source in diff.sources)
+    warnings.warn(
+        ToolSourcesChanged(
+            f"{run_dir}: resuming against other tool sources than the run started with: {changes} "
+            "(records before and after this resume measured different tools; run.json's resumes keep "
+            "this resume's manifest)"
+        ),
+        stacklevel=2,
+    )
+    return now.tool_sources
+
+
 def _tool_source(suites: list[Suite]) -> dict[str, Any]:
-    """``--tools mcp:...``: the server and what was done to its schemas that were not strict."""
+    """``--tools mcp:...``: the server and what was done to its schemas that were not strict; every
+    live MCP tool source's isolation."""
     sources = [s.metadata["tool_source"] for s in suites if "tool_source" in s.metadata]
-    return {"tool_source": sources[0]} if sources else {}
+    out: dict[str, Any] = {"tool_source": sources[0]} if sources else {}
+    isolation = isolation_records(suites)  # each live MCP tool source's isolation, and why
+    if isolation:
+        out["tool_isolation"] = isolation
+    return out
 
 
 def _run_name(header: RunHeader) -> str:

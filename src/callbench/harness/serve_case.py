@@ -47,6 +47,8 @@ class ServedCase:
     session: ExecutorSession
     endpoint: CaseEndpoint
     workdir: Path
+    ended: bool = False
+    """The session was ended (:meth:`end_session` or :meth:`close`)."""
 
     @property
     def offered_names(self) -> list[str]:
@@ -72,8 +74,17 @@ class ServedCase:
         case = self.episode.case
         return {name: await s.ascore(case, trace) for name, s in build_scorers(self.suite, tiers).items()}
 
+    async def end_session(self) -> None:
+        """End the session on the loop that served it: what only an awaited stop can release (a tool
+        server started for this case) is released with the rest."""
+        if not self.ended:
+            self.ended = True
+            await self.session.aclose()
+
     def close(self) -> None:
-        self.session.close()
+        if not self.ended:
+            self.ended = True
+            self.session.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -102,7 +113,10 @@ async def serve_http(served: ServedCase, port: int, log: Log, stop: asyncio.Even
         log(f"serving {served.episode.case.key}: {len(served.offered_names)} tools at {url}")
         log(f"instruction: {served.episode.case.prompt_text()}")
         log("stop with Ctrl-C (or SIGTERM); the calls made are then scored")
-        await (stop or asyncio.Event()).wait()
+        try:
+            await (stop or asyncio.Event()).wait()
+        finally:
+            await asyncio.shield(served.end_session())
 
 
 async def until_terminated(work: Awaitable[None]) -> None:
@@ -140,4 +154,7 @@ async def until_terminated(work: Awaitable[None]) -> None:
 async def serve_over_stdio(served: ServedCase, log: Log) -> None:
     """Serve over stdin/stdout until the client closes them (log lines go to stderr)."""
     log(f"serving {served.episode.case.key} over stdio: {len(served.offered_names)} tools")
-    await serve_stdio(served.episode.offered, served.handler(log), label=served.episode.case.key)
+    try:
+        await serve_stdio(served.episode.offered, served.handler(log), label=served.episode.case.key)
+    finally:
+        await asyncio.shield(served.end_session())

@@ -4,7 +4,9 @@
 accepted and stripped here, so callers may pass the option value as it came):
 
 * ``stdio:COMMAND ARGS`` launches ``COMMAND`` (split like a shell would, with :func:`shlex.split`) and
-  talks to it over its stdin/stdout;
+  talks to it over its stdin/stdout; ``NAME=value`` words before the command set its environment, as
+  in a shell (``stdio:MEMORY_FILE_PATH={workdir}/memory.jsonl npx -y ...``; ``{workdir}``: see
+  :mod:`callbench.mcp.isolation`);
 * ``http://HOST/PATH`` or ``https://...`` connects to a streamable HTTP endpoint.
 
 :class:`McpConnection` is an async context manager that connects (handshake included), lists tools and
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -45,6 +48,9 @@ NOISE_CHARS = 160
 STDERR_READ_BYTES = 16 << 10
 """How much of the end of a stdio server's stderr file is read for its tail (a chatty server's log
 may be large; the tail is its last lines)."""
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+"""A leading ``NAME=value`` word of a stdio command: an environment variable of the server."""
 
 # JSON-RPC codes the SDK uses for a dead peer and a request time-out; other error replies to a
 # tools/call (e.g. -32602 for an unknown tool or bad parameters) come from a live server.
@@ -120,7 +126,8 @@ class McpServerSpec:
     command: tuple[str, ...] = ()
     url: str = ""
     env: tuple[tuple[str, str], ...] = field(default=())
-    """Extra environment variables of a stdio server (set by code, not by the spec text)."""
+    """Extra environment variables of a stdio server (the spec's leading ``NAME=value`` words, and
+    what code adds with :meth:`with_env`)."""
     cwd: str | None = None
 
     @classmethod
@@ -133,9 +140,14 @@ class McpServerSpec:
                 words = tuple(shlex.split(body[len("stdio:") :]))
             except ValueError as exc:
                 raise McpServerError(f"MCP server {body!r}: cannot split the command: {exc}") from None
+            env = []
+            while words and _ASSIGNMENT.match(words[0]):  # NAME=value before the command, as in a shell
+                name, _, value = words[0].partition("=")
+                env.append((name, value))
+                words = words[1:]
             if not words:
                 raise McpServerError(f"MCP server {body!r}: no command after 'stdio:'")
-            return cls(kind="stdio", text=body, command=words)
+            return cls(kind="stdio", text=body, command=words, env=tuple(sorted(env)))
         if body.startswith(("http://", "https://")):
             if len(body.split("://", 1)[1].strip("/")) == 0:
                 raise McpServerError(f"MCP server {body!r}: the URL names no host")

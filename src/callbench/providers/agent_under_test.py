@@ -62,10 +62,15 @@ class AgentRequest:
     case_id: str
     workdir: str
     answer_file: str
+    model_url: str | None = None
+    """With callbench's model proxy on: the case's OpenAI-compatible base URL (``.../case/TOKEN/v1``)."""
+    anthropic_url: str | None = None
+    """With callbench's model proxy on: the case's Anthropic base URL (``.../case/TOKEN/anthropic``)."""
 
     def environment(self) -> dict[str, str]:
-        """The ``CALLBENCH_*`` variables a ``cmd:`` agent receives."""
-        return {
+        """The ``CALLBENCH_*`` variables a ``cmd:`` agent receives (and, with the model proxy on,
+        ``OPENAI_BASE_URL``/``ANTHROPIC_BASE_URL`` pointing at it; docs/agents.md)."""
+        env = {
             "CALLBENCH_INSTRUCTION": self.instruction,
             "CALLBENCH_SYSTEM_PROMPT": self.system_prompt,
             "CALLBENCH_MCP_URL": self.mcp_url,
@@ -74,9 +79,14 @@ class AgentRequest:
             "CALLBENCH_WORKDIR": self.workdir,
             "CALLBENCH_ANSWER_FILE": self.answer_file,
         }
+        if self.model_url is not None:
+            env.update(CALLBENCH_MODEL_URL=self.model_url, OPENAI_BASE_URL=self.model_url)
+        if self.anthropic_url is not None:
+            env.update(CALLBENCH_ANTHROPIC_URL=self.anthropic_url, ANTHROPIC_BASE_URL=self.anthropic_url)
+        return env
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass
@@ -425,9 +435,14 @@ class PythonAgent(AgentRunner):
     def preflight(self) -> None:
         self.load()
 
+    def takes(self, keyword: str) -> bool:
+        """Whether the function names ``keyword`` as a parameter (or takes ``**kwargs``)."""
+        self.load()
+        return keyword in self._wants
+
     async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
         agent = self.load()
-        extra = {key: getattr(request, key) for key in self._wants}
+        extra = {key: getattr(request, key) for key in self._wants if getattr(request, key) is not None}
         started = time.perf_counter()
         # Its own thread and event loop: an agent that blocks (time.sleep, a synchronous HTTP client,
         # CPU-bound work) stalls only itself, never callbench's loop, the tool server or other cases.
@@ -552,7 +567,7 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
         loop.close()
 
 
-OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir")
+OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir", "model_url", "anthropic_url")
 
 
 def _optional_keywords(function: Callable[..., Any]) -> set[str]:

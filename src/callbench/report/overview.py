@@ -28,8 +28,10 @@ from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.harness.runfolder import RunFolder
+from callbench.harness.tool_isolation import isolation_entries, isolation_line
 from callbench.harness.usage import UsageTally
 from callbench.stats import compare_runs, harness_mode, record_view, strata
+from callbench.types.manifest import ToolSourceManifest, diff_manifests
 from callbench.types.records import CaseRecord
 from callbench.types.summary import RunUsage, Statistics, Table
 from callbench.types.verdict import TIERS
@@ -395,6 +397,11 @@ def config_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
             "round budget": str(h.harness_assistance.get("round_budget", "–")),
             "trials": str(h.trials),
             "callbench version": h.callbench_version,
+            TOOL_SOURCES: "; ".join(m.one_line() for m in h.tool_sources) or "–",
+            TOOL_ISOLATION: "; ".join(
+                f"{e.get('source')}: {e.get('isolation')}" for e in isolation_entries(h.options)
+            )
+            or "–",
         }
         suites = [
             {
@@ -406,7 +413,17 @@ def config_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
             }
             for s in h.suites
         ]
-        out.append({"run": index, "label": run.label, "fields": fields, "suites": suites})
+        manifest = [m.model_dump(mode="json") for m in h.tool_sources]
+        out.append(
+            {
+                "run": index,
+                "label": run.label,
+                "fields": fields,
+                "suites": suites,
+                "tool_sources": manifest,
+                "tool_isolation": isolation_entries(h.options),
+            }
+        )
     return out
 
 
@@ -416,17 +433,27 @@ def _compact(value: Mapping[str, Any]) -> str:
 
 IDENTITY_FIELDS = ("model or agent", "provider")
 """Fields that name what is compared; differences elsewhere are warned about."""
+TOOL_SOURCES = "tool sources"
+"""The manifest's field (server name@version, protocol, package, tools, listing hash per source);
+its differences are warned about tool by tool (:func:`_manifest_warnings`), not as whole strings."""
+
+
+TOOL_ISOLATION = "tool isolation"
+"""Each live MCP tool source's isolation (``case``, ``run``, ``shared``): a ``shared`` one is warned
+about in every report, one run or several (:func:`_order_warnings`)."""
 
 
 def config_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per field in which the runs differ in anything but the model, e.g.
-    ``k: 5 vs suite default`` or ``suite hash differs for genomics``."""
+    ``k: 5 vs suite default`` or ``suite hash differs for genomics``; one per run whose verdicts may
+    depend on the order of its cases (a ``shared`` tool server)."""
     rows = [r for r in rows if r["fields"]]
+    order = _order_warnings(rows)
     if len(rows) < 2:
-        return []
-    out = []
+        return order
+    out = order
     for name in rows[0]["fields"]:
-        if name in IDENTITY_FIELDS:
+        if name in IDENTITY_FIELDS or name == TOOL_SOURCES:
             continue
         values = list(dict.fromkeys(r["fields"].get(name, "–") for r in rows))
         if len(values) > 1:
@@ -435,6 +462,33 @@ def config_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
             else:
                 out.append(f"{name}: {' vs '.join(values)}")
     out += _suite_warnings(rows)
+    out += _manifest_warnings(rows)
+    return out
+
+
+def _order_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``label: isolation shared of SOURCE (...): verdicts may depend on order ...``, per such source."""
+    return [
+        f"{r['label']}: {isolation_line(entry)}"
+        for r in rows
+        for entry in r.get("tool_isolation") or ()
+        if entry.get("isolation") == "shared"
+    ]
+
+
+def _manifest_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per pair of runs whose manifests differ: servers, packages, tools changed."""
+    manifests = [
+        (r["label"], [ToolSourceManifest.model_validate(m) for m in r.get("tool_sources") or ()])
+        for r in rows
+    ]
+    out = []
+    for i, (label_a, a) in enumerate(manifests):
+        for label_b, b in manifests[i + 1 :]:
+            diff = diff_manifests(a, b) if a and b else None
+            if diff is not None and diff.sources:
+                changes = " | ".join(source.summary() for source in diff.sources)
+                out.append(f"tool sources differ between {label_a} and {label_b}: {changes}")
     return out
 
 

@@ -191,4 +191,4 @@ async def replay_gold(suite: Any, case: Case) -> GoldStates | None:
                         results[step.id] = outcome.result
             return GoldStates(initial, session.snapshot())
         finally:
-            session.close()
+            await session.aclose()  # a tool server started for the replay is stopped with it

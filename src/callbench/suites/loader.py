@@ -9,13 +9,17 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from callbench.errors import SuiteError
+from callbench.errors import ConfigError, SuiteError
 from callbench.suites.bindings import load_bindings
 from callbench.suites.suite import BINDINGS_EXECUTOR, DEFAULT_SYSTEM_PROMPT, DEFAULT_TIERS, Suite
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 
 SUITE_FILE_NAMES = ("suite.yaml", "suite.yml", "suite.json")
+TOOL_SOURCE_KEY = "tool_source"
+"""``suite.yaml``'s declaration of what the suite needs from a live MCP tool source: ``isolation`` and
+``reset`` (docs/mcp.md#isolation); kept in ``Suite.metadata`` under :data:`TOOL_SOURCE_DECLARATION`."""
+TOOL_SOURCE_DECLARATION = "tool_source_declaration"
 CASE_FILE_GLOBS = ("cases.yaml", "cases.yml", "cases.jsonl", "cases/*.yaml", "cases/*.yml", "cases/*.jsonl")
 
 
@@ -104,8 +108,24 @@ def _build(
         version=str(header.get("version", "1")),
         source=source,
     )
+    if header.get(TOOL_SOURCE_KEY) is not None:  # read now: a bad declaration stops the load
+        suite.metadata[TOOL_SOURCE_DECLARATION] = _tool_source(header[TOOL_SOURCE_KEY], source)
     _check_tools_known(suite)
     return suite
+
+
+def _tool_source(value: Any, source: str) -> Any:
+    """The suite's ``tool_source`` mapping (a :class:`~callbench.mcp.isolation.ToolSourceDeclaration`):
+    the isolation its cases need from a live MCP server (``--tools mcp:...``) and the reset hook of one
+    callbench cannot start per case."""
+    from callbench.mcp.isolation import ToolSourceDeclaration  # the MCP client: only when declared
+
+    base = Path(source)
+    header = next((base / n for n in SUITE_FILE_NAMES if (base / n).is_file()), base)
+    try:
+        return ToolSourceDeclaration.parse(value, f"{header if base.is_dir() else base}: tool_source")
+    except ConfigError as exc:
+        raise SuiteError(str(exc)) from None
 
 
 def read_cases(path: Path) -> list[Case]:

@@ -20,9 +20,11 @@ from typing import Any
 
 from callbench.errors import ContractError
 from callbench.mcp.client import McpConnection, McpServerError, McpServerSpec, McpTool
+from callbench.tools.manifest import mcp_manifest
 from callbench.tools.registry import ToolRegistry
 from callbench.tools.schema import check_result_schema, check_schema
 from callbench.types.contract import NAME_PATTERN, ToolContract, strictify
+from callbench.types.manifest import ToolSourceManifest
 
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
@@ -37,15 +39,29 @@ class McpListing:
     registry: ToolRegistry
     notes: list[str] = field(default_factory=list)
     """One line per tool whose schema was not strict as listed: what was done about it."""
+    manifest: ToolSourceManifest | None = None
+    """What answered and what it listed, as ``run.json`` records it."""
 
 
 async def fetch_listing(spec: McpServerSpec | str, **connection_options: Any) -> McpListing:
     """Connect to the server, list its tools and turn them into contracts (then disconnect)."""
     server = spec if isinstance(spec, McpServerSpec) else McpServerSpec.parse(spec)
     async with McpConnection(server, **connection_options) as connection:
+        identity = connection.server_info()
         tools = await connection.list_tools()
     registry, notes = contracts_from_tools(server.text, tools)
-    return McpListing(spec=server, registry=registry, notes=notes)
+    manifest = mcp_manifest(server, identity, tools)
+    return McpListing(spec=server, registry=registry, notes=notes, manifest=manifest)
+
+
+async def fetch_manifest(spec: McpServerSpec | str, **connection_options: Any) -> ToolSourceManifest:
+    """Connect to the server and return its manifest entry only (for a suite that brings its own
+    contracts but calls a live server, e.g. ``mcp-git``); no contract is made of the listing."""
+    server = spec if isinstance(spec, McpServerSpec) else McpServerSpec.parse(spec)
+    async with McpConnection(server, **connection_options) as connection:
+        identity = connection.server_info()
+        tools = await connection.list_tools()
+    return mcp_manifest(server, identity, tools)
 
 
 def contracts_from_tools(server: str, tools: Iterable[McpTool]) -> tuple[ToolRegistry, list[str]]:

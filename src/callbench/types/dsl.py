@@ -71,8 +71,10 @@ def placeholder_value(schema: dict[str, Any] | None) -> Any:
 
 
 def parse_tool_content(content: str) -> Any:
-    """The JSON result inside a tool message (guidance text after the first line is ignored)."""
-    for text in (content, content.split("\n", 1)[0]):
+    """The JSON result inside a tool message: the whole text, or the text without the guidance line the
+    harness may append (a result written over several lines, as MCP servers often write JSON), or its
+    first line."""
+    for text in (content, content.rsplit("\n", 1)[0], content.split("\n", 1)[0]):
         try:
             return json.loads(text)
         except (json.JSONDecodeError, ValueError):

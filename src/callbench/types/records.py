@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from callbench.types.manifest import ToolSourceManifest
 from callbench.types.review import Rubric
 from callbench.types.trace import Trace
 from callbench.types.verdict import Verdict
@@ -54,6 +55,10 @@ class ResumeEvent(BaseModel):
     overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Recorded options this resume ran with other values: ``{field: {"recorded": ..., "given": ...}}``
     (only options that cannot change verdicts: engine limits, retries, cache, case selection, data path)."""
+    tool_sources: list[ToolSourceManifest] | None = Field(
+        default=None, exclude_if=lambda value: value is None
+    )
+    """The tool sources this resume ran against, when they differ from the header's ``tool_sources``."""
 
 
 class RunHeader(BaseModel):
@@ -87,6 +92,9 @@ class RunHeader(BaseModel):
     """Engine options (concurrency, limits, cache...) the run started with."""
     resumes: list[ResumeEvent] = Field(default_factory=list)
     """Each ``--resume`` of the run, in order (absent from run folders written before resumes were kept)."""
+    tool_sources: list[ToolSourceManifest] = Field(default_factory=list)
+    """The manifest of what was measured: one entry per tool source (:mod:`callbench.types.manifest`);
+    empty in run folders written before manifests were kept."""
 
 
 TOOL_BUG = "tool_bug"

@@ -137,6 +137,41 @@ def parse_on_off(value: str, flag: str) -> bool:
     raise ConfigError(f"{flag} must be on or off (got {value!r})")
 
 
+REPLAY_MISSES = ("strict", "live", "model-visible")
+"""``--replay-miss``: what answers a call the cassette does not hold (:mod:`callbench.executors.cassette`)."""
+
+
+MODEL_APIS = ("openai", "anthropic")
+"""The APIs the agent's model proxy serves (``--agent-model-proxy [API=]URL``)."""
+
+
+def parse_model_upstreams(value: Any, where: str = "--agent-model-proxy") -> dict[str, str]:
+    """``--agent-model-proxy`` items (``URL`` for the OpenAI-compatible API, ``anthropic=URL``), a
+    single string, or a mapping (the API's), as ``{api: url}``; a bad item is one error line."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        items = [f"{k}={v}" for k, v in value.items()]
+    elif isinstance(value, str):
+        items = [value]
+    elif isinstance(value, Sequence):
+        items = [str(v) for v in value]
+    else:
+        raise ConfigError(f"{where} must be a URL, API=URL items or a mapping, got {type(value).__name__}")
+    out: dict[str, str] = {}
+    for item in items:
+        api, sep, url = item.strip().partition("=")
+        if not sep or "://" in api:
+            api, url = "openai", item.strip()
+        api, url = api.strip().lower(), url.strip()
+        if api not in MODEL_APIS:
+            raise ConfigError(f"{where}: unknown API {api!r} in {item!r} (one of {', '.join(MODEL_APIS)})")
+        if not re.match(r"https?://[^/\s]+", url):
+            raise ConfigError(f"{where}: {item!r} is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)")
+        out[api] = url.rstrip("/")
+    return out
+
+
 SIZE_LIMIT_KEYS = ("reply", "answer", "tool_result", "stderr")
 """What ``--size-limit`` caps in a record: each round's model reply (text, text as received, reasoning)
 and so the final text, an agent's answer, each tool result (and tool error), a stderr tail."""
@@ -309,6 +344,57 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         cli_type=str | None,
     ),
     RunOption(
+        "record",
+        "selection",
+        "--record",
+        help="Record every exchange with the suites' MCP tool servers into this cassette folder, one "
+        "file per case (docs/mcp.md).",
+        default=None,
+        cli_type=Path | None,
+        on_resume="may-override",
+    ),
+    RunOption(
+        "replay",
+        "selection",
+        "--replay",
+        help="Answer the suites' MCP tool calls from this cassette folder (--record's); no tool server "
+        "is started.",
+        default=None,
+        cli_type=Path | None,
+    ),
+    RunOption(
+        "replay_miss",
+        "selection",
+        "--replay-miss",
+        help="--replay: a call the cassette lacks is strict (error record cassette_miss), live (sent "
+        "to the server and added) or model-visible (an error result the model sees).",
+        default="strict",
+        cli_type=str,
+    ),
+    RunOption(
+        "agent_model_proxy",
+        "selection",
+        "--agent-model-proxy",
+        help="--agent: serve the agent's model through callbench (tokens, latency, cost per case; "
+        "--record/--replay keep or answer its requests) forwarding to this endpoint: URL (OpenAI-"
+        "compatible) or anthropic=URL (repeatable; docs/agents.md#the-agents-model).",
+        default={},
+        cli_type=_REPEATED,
+        cli_default=None,
+        on_resume="may-override",
+        from_cli=parse_model_upstreams,
+    ),
+    RunOption(
+        "tools_isolation",
+        "selection",
+        "--tools-isolation",
+        help="What a case may see of another's calls to a live MCP tool server: case (a server per case), "
+        "run (one server per run) or shared (verdicts may depend on case order); default: case unless "
+        "every tool says readOnlyHint (docs/mcp.md#isolation).",
+        default=None,
+        cli_type=str | None,
+    ),
+    RunOption(
         "suite_options",
         "selection",
         "--option",
@@ -345,6 +431,15 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         help="Repeat every case K times.",
         default=1,
         cli_type=int,
+        on_resume="may-override",
+    ),
+    RunOption(
+        "shuffle",
+        "selection",
+        "--shuffle",
+        help="Run the cases in an order drawn from this seed (verdicts must not depend on the order).",
+        default=None,
+        cli_type=int | None,
         on_resume="may-override",
     ),
     RunOption(

@@ -113,6 +113,10 @@ class RoundInfo(BaseModel):
     """A harness message added after this round (oracle-assisted step reminder)."""
     reconstructed: bool | None = Field(default=None, exclude_if=_absent)
     """True for an agent under test: the round was inferred from call timing, for display only."""
+    agent_request: bool | None = Field(default=None, exclude_if=_absent)
+    """True for an agent under test whose model callbench's proxy served: the round is one request
+    the agent made to its model (usage, latency and model as answered), with the calls that followed
+    it (docs/agents.md, "The agent's model")."""
 
 
 class AgentRun(BaseModel):

@@ -1,11 +1,11 @@
 """The ``mcp-git`` executor: the core ``mcp`` executor plus a fresh repository per case.
 
-The server runs once per run (see :mod:`callbench.executors.mcp` for why) with the fixed Git
-environment of :mod:`.repo`. Models and expected calls name the repository ``/repo``; a session maps
-that logical path (and paths under it) to its case's own copy, and maps the real path back in the
-replies, so the gold arguments are the same for every case and the model never sees a temporary
-folder. Any other ``repo_path`` is refused without reaching the server: a model must not read or
-change repositories outside its case.
+The server runs once per run (isolation ``run``: :mod:`callbench.executors.mcp`) with the fixed Git
+environment of :mod:`.repo`; the cases are kept apart by their arguments. Models and expected calls
+name the repository ``/repo``; a session maps that logical path (and paths under it) to its case's own
+copy, and maps the real path back in the replies, so the gold arguments are the same for every case
+and the model never sees a temporary folder. Any other ``repo_path`` is refused without reaching the
+server: a model must not read or change repositories outside its case.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from callbench.benchmarks.mcp_git.repo import GIT_ENV, LOGICAL_ROOT, git_state, make_repository
 from callbench.executors.mcp import McpExecutor, McpSession
 from callbench.mcp.client import McpServerSpec
-from callbench.plugin import Case, ExecutorSession, Suite, ToolOutcome, freeze
+from callbench.plugin import Case, ExecutorSession, Suite, ToolOutcome, freeze, tool_server_replayed
 
 SERVER_COMMAND = (sys.executable, "-m", "mcp_server_git")
 
@@ -32,11 +32,17 @@ class GitMcpExecutor(McpExecutor):
     """Forwards calls to ``mcp-server-git``; every case works on its own copy of the known repository."""
 
     name = "mcp-git"
+    declared_isolation = "run"
+    declared_isolation_why = (
+        "every case works on a repository of its own (its repo_path), so one server serves them all"
+    )
 
     def __init__(self, spec: McpServerSpec | None = None) -> None:
         super().__init__(spec or server_spec())
 
     def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
+        if tool_server_replayed():  # --replay: no server reads it; the cassette holds its states
+            return GitMcpSession(self, workdir / "repo")
         return GitMcpSession(self, make_repository(workdir / "repo"))
 
 
