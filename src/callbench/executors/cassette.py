@@ -42,37 +42,33 @@ call to. The HTTP requests of a suite's own Python tools (made through
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import os
-import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from callbench.errors import ToolBug, ToolServerFault, UserError
 from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, TurnDirective
 from callbench.executors.http_client import exchange_problem
 from callbench.executors.mcp import McpExecutor, McpToolSource, _listing_folder
+from callbench.executors.tape_folder import CASES_DIR as CASES_DIR  # the folder's names, as tests know them
+from callbench.executors.tape_folder import INDEX_FILE, TapeFolder, dumps, swap, tape_key
+from callbench.executors.tape_folder import JOURNAL_FILE as JOURNAL_FILE
 from callbench.mcp.client import McpCallResult, McpConnection, McpServerSpec, McpTool
 from callbench.suites.suite import Suite
 from callbench.tools.manifest import mcp_manifest
 from callbench.tools.mcp_source import contracts_from_tools
 from callbench.types.case import Case
 from callbench.types.frozen import freeze
-from callbench.types.hashing import canonical_json, sha256_of
+from callbench.types.hashing import canonical_json
 from callbench.types.manifest import ToolSourceManifest, mcp_tool_payload
 from callbench.types.messages import ToolCall
 from callbench.types.tape import CasePlay, active_tape, current_play, server_replayed
 
 FORMAT = "callbench-cassette/1"
-INDEX_FILE = "index.json"
-JOURNAL_FILE = "journal.jsonl"
-CASES_DIR = "cases"
 WORKDIR = "{workdir}"
 """What a case's work folder is written as in a tape."""
 GOLD = "gold"
@@ -83,58 +79,28 @@ CANCELLED = "cancelled"
 MISS_TEXT = "cassette miss: no recorded answer to this call (tool {tool!r}); the tool server was not asked"
 """What the model reads for a miss under ``--replay-miss model-visible`` (the same in every run)."""
 
-Mode = Literal["record", "replay"]
-
 
 class CassetteError(UserError):
     """A cassette folder that cannot be used (missing, corrupt, recorded for another suite): one line."""
-
-
-def tape_key(case_key: str, trial: int | str) -> str:
-    """``suite:id#1`` (``suite:id#gold`` for the gold path)."""
-    return f"{case_key}#{trial}"
-
-
-def _dumps(value: Any) -> bytes:
-    """JSON as a tape stores it: key order kept (records replay byte for byte), non-ASCII escaped
-    (any text a server sends, lone surrogates too, stays writable)."""
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``: a reader (or a run killed
-    meanwhile) sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # --- the folder ----------------------------------------------------------------------------------
 
 
 @dataclass
-class Cassette:
+class Cassette(TapeFolder):
     """One cassette folder, opened to record into or to replay from (see the module docstring)."""
 
-    folder: Path
-    mode: Mode
+    error: ClassVar[type[UserError]] = CassetteError
+    index_format: ClassVar[str] = FORMAT
+    index_what: ClassVar[str] = "a callbench cassette index"
+    index_objects: ClassVar[tuple[str, ...]] = ("suites", "sources", "cases", "timing")
+    record_again: ClassVar[str] = "record the cassette again"
+    sort_index: ClassVar[bool] = True
+
     miss: MissPolicy = "strict"
     suites: dict[str, dict[str, Any]] = field(default_factory=dict)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
-    cases: dict[str, str] = field(default_factory=dict)
-    """Tape key -> the SHA-256 (file name) of its tape."""
-    timing: dict[str, Any] = field(default_factory=dict)
-    tapes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The tapes read (replay), by file hash."""
-    added: int = 0
-    """Tapes written by this run."""
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
@@ -145,9 +111,7 @@ class Cassette:
         if not folder.is_dir():
             raise CassetteError(f"--replay {folder}: no such cassette folder")
         cassette = cls(folder, "replay", miss)
-        cassette._read(flag="--replay")
-        for digest in set(cassette.cases.values()):
-            cassette.tapes[digest] = cassette._read_tape(digest, "--replay")
+        cassette._open_replay("--replay")
         return cassette
 
     @classmethod
@@ -158,81 +122,33 @@ class Cassette:
         if folder.exists() and not folder.is_dir():
             raise CassetteError(f"--record {folder}: not a folder")
         cassette = cls(folder, "record")
-        if (folder / INDEX_FILE).exists() or (folder / JOURNAL_FILE).exists():
-            cassette._read(flag="--record")
-        elif folder.is_dir() and any(folder.iterdir()):
+        if not cassette.holds_index() and folder.is_dir() and any(folder.iterdir()):
             raise CassetteError(
                 f"--record {folder}: the folder holds files but no cassette ({INDEX_FILE}); "
                 "record into a new or empty folder"
             )
-        (folder / CASES_DIR).mkdir(parents=True, exist_ok=True)
+        cassette._open_record("--record")
         return cassette
 
     def _read(self, flag: str) -> None:
-        index_path = self.folder / INDEX_FILE
-        index: dict[str, Any] = {}
-        if index_path.exists():
-            try:
-                index = json.loads(index_path.read_bytes())
-            except (ValueError, OSError) as exc:
-                raise CassetteError(
-                    f"{flag} {self.folder}: {INDEX_FILE} is corrupt or truncated ({exc})"
-                ) from None
-            if not isinstance(index, dict) or index.get("format") != FORMAT:
-                found = index.get("format") if isinstance(index, dict) else None
-                raise CassetteError(
-                    f"{flag} {self.folder}: {INDEX_FILE} is not a callbench cassette index "
-                    f"(format {found!r}, expected {FORMAT!r})"
-                )
-            for key in ("suites", "sources", "cases", "timing"):
-                if not isinstance(index.get(key, {}), dict):
-                    raise CassetteError(f"{flag} {self.folder}: {INDEX_FILE}: {key!r} is not an object")
-        elif flag == "--replay" and not (self.folder / JOURNAL_FILE).exists():
+        if flag == "--replay" and not self.holds_index():
             raise CassetteError(f"--replay {self.folder}: not a cassette folder (no {INDEX_FILE})")
+        super()._read(flag)
+
+    def _take_index(self, index: dict[str, Any]) -> None:
         self.suites = dict(index.get("suites", {}))
         self.sources = dict(index.get("sources", {}))
-        self.cases = {str(k): str(v) for k, v in index.get("cases", {}).items()}
-        self.timing = dict(index.get("timing", {}))
-        self._read_journal()
+        super()._take_index(index)
 
-    def _read_journal(self) -> None:
-        """Tapes a run that did not finish recorded after the index was last written (a torn last
-        line, the case in flight when it was killed, is left out)."""
-        path = self.folder / JOURNAL_FILE
-        if not path.exists():
-            return
-        for line in path.read_bytes().splitlines():
-            try:
-                entry = json.loads(line)
-                key, digest = str(entry["key"]), str(entry["file"])
-            except (ValueError, KeyError, TypeError):
-                continue
-            self.cases[key] = digest
-            if "suite" in entry and isinstance(entry["suite"], dict):
-                name = str(entry["suite"].get("name"))
-                self.suites.setdefault(name, {k: v for k, v in entry["suite"].items() if k != "name"})
-            if "elapsed_ms" in entry:
-                self.timing[key] = {"elapsed_ms": entry["elapsed_ms"]}
+    def _take_entry(self, key: str, entry: dict[str, Any]) -> None:
+        if "suite" in entry and isinstance(entry["suite"], dict):
+            name = str(entry["suite"].get("name"))
+            self.suites.setdefault(name, {k: v for k, v in entry["suite"].items() if k != "name"})
+        if "elapsed_ms" in entry:
+            self.timing[key] = {"elapsed_ms": entry["elapsed_ms"]}
 
-    def _read_tape(self, digest: str, flag: str) -> dict[str, Any]:
-        path = self.folder / CASES_DIR / f"{digest}.json"
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            raise CassetteError(f"{flag} {self.folder}: tape {CASES_DIR}/{digest}.json is missing") from None
-        if hashlib.sha256(raw).hexdigest() != digest:
-            raise CassetteError(
-                f"{flag} {self.folder}: tape {CASES_DIR}/{digest}.json is corrupt or truncated "
-                "(its content no longer matches its name); record the cassette again"
-            )
-        try:
-            tape = json.loads(raw)
-        except ValueError as exc:
-            raise CassetteError(f"{flag} {self.folder}: tape {CASES_DIR}/{digest}.json: {exc}") from None
-        problem = _tape_problem(tape)
-        if problem:
-            raise CassetteError(f"{flag} {self.folder}: tape {CASES_DIR}/{digest}.json: {problem}")
-        return tape
+    def _tape_problem(self, tape: Any) -> str | None:
+        return _tape_problem(tape)
 
     # -- suites and servers -------------------------------------------------------------------
     def check_suite(self, suite: Suite, source: str) -> None:
@@ -317,43 +233,13 @@ class Cassette:
         ]
 
     # -- tapes --------------------------------------------------------------------------------
-    def recorded(self, key: str) -> dict[str, Any] | None:
-        """The tape of ``key`` (replay), or ``None`` when the cassette holds none."""
-        digest = self.cases.get(key)
-        return self.tapes.get(digest) if digest is not None else None
-
     def store(self, key: str, tape: dict[str, Any], elapsed_ms: list[float]) -> str:
         """Write ``tape`` as ``cases/<sha256>.json`` and journal it under ``key``; returns its hash."""
-        data = _dumps(tape)
-        digest = hashlib.sha256(data).hexdigest()
-        path = self.folder / CASES_DIR / f"{digest}.json"
-        with self._lock:
-            if not path.exists():
-                _write_atomic(path, data)
-            line: dict[str, Any] = {
-                "key": key,
-                "file": digest,
-                "elapsed_ms": [round(ms, 3) for ms in elapsed_ms],
-            }
-            suite = tape.get("suite")
-            if isinstance(suite, str) and suite in self.suites:
-                line["suite"] = {"name": suite, **self.suites[suite]}
-            with open(self.folder / JOURNAL_FILE, "ab") as journal:
-                journal.write(_dumps(line) + b"\n")
-            self.cases[key] = digest
-            self.timing[key] = {"elapsed_ms": line["elapsed_ms"]}
-            self.tapes[digest] = tape
-            self.added += 1
-        return digest
-
-    def write_index(self) -> None:
-        """Write ``index.json`` (atomically) with every tape so far, then drop the journal it absorbed."""
-        with self._lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            _write_atomic(
-                self.folder / INDEX_FILE, json.dumps(self._index(), indent=1, sort_keys=True).encode()
-            )
-            (self.folder / JOURNAL_FILE).unlink(missing_ok=True)
+        line: dict[str, Any] = {"elapsed_ms": [round(ms, 3) for ms in elapsed_ms]}
+        suite = tape.get("suite")
+        if isinstance(suite, str) and suite in self.suites:
+            line["suite"] = {"name": suite, **self.suites[suite]}
+        return self._store(key, tape, dumps(tape), line, {"elapsed_ms": line["elapsed_ms"]})
 
     def _index(self) -> dict[str, Any]:
         return {
@@ -363,13 +249,6 @@ class Cassette:
             "cases": dict(sorted(self.cases.items())),
             "timing": self.timing,
         }
-
-    @property
-    def hash(self) -> str:
-        """The cassette hash: SHA-256 of its content (suites, servers, which tape answers which case),
-        timing left out."""
-        content = {k: v for k, v in self._index().items() if k != "timing"}
-        return sha256_of(content)
 
     def tape(
         self,
@@ -454,16 +333,7 @@ def _folders(workdir: Path) -> list[str]:
 
 def _swap(value: Any, old: Sequence[str], new: str) -> Any:
     """``value`` with every ``old`` text replaced by ``new`` in its strings (keys too)."""
-    if isinstance(value, str):
-        for text in old:
-            if text and text in value:
-                value = value.replace(text, new)
-        return value
-    if isinstance(value, dict):
-        return {_swap(k, old, new): _swap(v, old, new) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_swap(v, old, new) for v in value]
-    return value
+    return swap(value, [(text, new) for text in old])
 
 
 # --- one session's tape ---------------------------------------------------------------------------
@@ -640,39 +510,57 @@ def _fault(tool: str, fault: dict[str, Any]) -> Exception:
 # --- executors and sessions --------------------------------------------------------------------
 
 
-class TapedExecutor(Executor):
-    """A suite's MCP executor with a cassette: each session records into, or replays from, its tape.
+class WrappedExecutor(Executor):
+    """A suite's executor with a cassette (the base of :class:`TapedExecutor` and of
+    :class:`~callbench.executors.http_tape.HttpTapedExecutor`): what a caller asks of it beyond
+    starting sessions is the wrapped executor's."""
 
-    Sessions are the wrapped executor's own (its argument and text mapping, its state), so a suite's
-    executor subclass (``mcp-git``) is taped as it is."""
-
-    def __init__(self, inner: McpExecutor, cassette: Cassette, suite: str) -> None:
+    def __init__(self, inner: Any, cassette: Cassette, suite: str) -> None:
         self.inner = inner
         self.cassette = cassette
         self.suite = suite
         self.name = inner.name
 
-    @property
-    def spec(self) -> McpServerSpec:
-        return self.inner.spec
-
     def __getattr__(self, name: str) -> Any:
-        # what else a caller asks of the MCP executor (its isolation, time-outs...) is the wrapped one's
+        # what else a caller asks of the wrapped executor (its isolation, time-outs...) is its own
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+    @staticmethod
+    def trial(case: Case) -> int | str:
+        """The trial slot of a session of ``case``: the played trial, or the gold path's."""
+        play: CasePlay | None = current_play.get()
+        return play.trial if play is not None and play.key == case.key else GOLD
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class TapedExecutor(WrappedExecutor):
+    """A suite's MCP executor with a cassette: each session records into, or replays from, its tape.
+
+    Sessions are the wrapped executor's own (its argument and text mapping, its state), so a suite's
+    executor subclass (``mcp-git``) is taped as it is."""
+
+    inner: McpExecutor
+
+    def __init__(self, inner: McpExecutor, cassette: Cassette, suite: str) -> None:
+        super().__init__(inner, cassette, suite)
+
+    @property
+    def spec(self) -> McpServerSpec:
+        return self.inner.spec
 
     def plan_cases(self, cases: int, concurrency: int) -> None:
         if self.cassette.mode == "record":  # a replay starts no server ahead (a live miss starts one)
             self.inner.plan_cases(cases, concurrency)
 
     def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
-        play: CasePlay | None = current_play.get()
-        trial: int | str = play.trial if play is not None and play.key == case.key else GOLD
         isolation = getattr(self.inner, "isolation", None)
         tape = self.cassette.tape(
             case.key,
-            trial,
+            self.trial(case),
             workdir,
             suite=suite.name,
             source=self.inner.spec.text,
@@ -690,15 +578,48 @@ class TapedExecutor(Executor):
             tape.note_state(session.inner_snapshot())
         return session
 
+
+class WrappedSession(ExecutorSession):
+    """A session around another (the base of :class:`TapedSession` and of
+    :class:`~callbench.executors.http_tape.HttpTapedSession`): every hook is the wrapped session's,
+    and what the session kept is saved (:meth:`_save`) when it closes."""
+
+    def __init__(self, inner: ExecutorSession) -> None:
+        self.inner = inner
+
+    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
+        await self.inner.begin_round(round_index, calls)
+
+    def episode_over(self) -> bool:
+        return self.inner.episode_over()
+
+    async def after_turn(self, had_calls: bool) -> TurnDirective:
+        return await self.inner.after_turn(had_calls)
+
+    def snapshot(self) -> dict[str, Any] | None:
+        return self.inner.snapshot()
+
+    def _save(self) -> None:
+        """Write what the session kept (when it closes, whatever the wrapped session's close did)."""
+
+    def close(self) -> None:
+        try:
+            self.inner.close()
+        finally:
+            self._save()
+
     async def aclose(self) -> None:
-        await self.inner.aclose()
+        try:
+            await self.inner.aclose()
+        finally:
+            self._save()
 
 
-class TapedSession(ExecutorSession):
+class TapedSession(WrappedSession):
     """A session whose calls go through its tape; every other hook is the wrapped session's."""
 
     def __init__(self, inner: ExecutorSession, tape: CaseTape) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.tape = tape
         self.keeps_state = type(inner).snapshot is not ExecutorSession.snapshot
         """Whether the session can say its state (a state history is recorded only then)."""
@@ -733,32 +654,14 @@ class TapedSession(ExecutorSession):
         except Exception:  # noqa: BLE001 - a state that cannot be read is not known, never a failure
             return None
 
-    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
-        await self.inner.begin_round(round_index, calls)
-
-    def episode_over(self) -> bool:
-        return self.inner.episode_over()
-
-    async def after_turn(self, had_calls: bool) -> TurnDirective:
-        return await self.inner.after_turn(had_calls)
-
     def snapshot(self) -> dict[str, Any] | None:
         if self.tape.replaying:
             state = self.tape.replayed_state()
             return state if isinstance(state, dict) else None
         return self.inner.snapshot()
 
-    def close(self) -> None:
-        try:
-            self.inner.close()
-        finally:
-            self.tape.save()
-
-    async def aclose(self) -> None:
-        try:
-            await self.inner.aclose()
-        finally:
-            self.tape.save()
+    def _save(self) -> None:
+        self.tape.save()
 
 
 class TapedCheckingSession(TapedSession):

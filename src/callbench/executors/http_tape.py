@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from callbench.errors import ToolError, ToolServerFault
-from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, TurnDirective, resolve_executor
-from callbench.executors.cassette import GOLD, CaseTape, Cassette
+from callbench.executors.base import Executor, ExecutorSession, ToolOutcome, resolve_executor
+from callbench.executors.cassette import CaseTape, Cassette, WrappedExecutor, WrappedSession
 from callbench.executors.http_client import (
     GoLive,
     HttpResponse,
@@ -49,8 +48,6 @@ from callbench.executors.http_client import (
 )
 from callbench.suites.suite import Suite
 from callbench.types.case import Case
-from callbench.types.messages import ToolCall
-from callbench.types.tape import CasePlay, current_play
 
 HTTP_MISS_TEXT = "cassette miss: no recorded answer to {method} {url}; the service was not asked"
 """What a tool raises (as ``ToolError``) for a miss under ``--replay-miss model-visible``."""
@@ -135,47 +132,36 @@ class HttpTape:
         return held
 
 
-class HttpTapedExecutor(Executor):
+class HttpTapedExecutor(WrappedExecutor):
     """A suite's executor whose sessions' HTTP requests go through their case's tape."""
 
+    inner: Executor
+
     def __init__(self, inner: Executor, cassette: Cassette, suite: str) -> None:
-        self.inner = inner
-        self.cassette = cassette
-        self.suite = suite
-        self.name = inner.name
+        super().__init__(inner, cassette, suite)
 
     @property
     def source(self) -> str:
         """What a tape and the cassette's index name as the suite's tool source."""
         return f"executor:{self.inner.name}"
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
     def plan_cases(self, cases: int, concurrency: int) -> None:
         self.inner.plan_cases(cases, concurrency)
 
     def start(self, case: Case, workdir: Path, suite: Suite) -> ExecutorSession:
-        play: CasePlay | None = current_play.get()
-        trial: int | str = play.trial if play is not None and play.key == case.key else GOLD
         tape = self.cassette.tape(
-            case.key, trial, workdir, suite=suite.name, source=self.source, isolation=None
+            case.key, self.trial(case), workdir, suite=suite.name, source=self.source, isolation=None
         )
         inner = self.inner.start(case, workdir, suite)
         kind = HttpTapedCheckingSession if inner.sees_invalid_calls else HttpTapedSession
         return kind(inner, HttpTape(tape))
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
-
-class HttpTapedSession(ExecutorSession):
+class HttpTapedSession(WrappedSession):
     """A session whose calls run with their case's tape active; every hook is the wrapped session's."""
 
     def __init__(self, inner: ExecutorSession, http: HttpTape) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.http = http
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
@@ -197,34 +183,10 @@ class HttpTapedSession(ExecutorSession):
             outcome.annotations["cassette_miss"] = miss
         return outcome
 
-    async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
-        await self.inner.begin_round(round_index, calls)
-
-    def episode_over(self) -> bool:
-        return self.inner.episode_over()
-
-    async def after_turn(self, had_calls: bool) -> TurnDirective:
-        return await self.inner.after_turn(had_calls)
-
-    def snapshot(self) -> dict[str, Any] | None:
-        return self.inner.snapshot()
-
     def _save(self) -> None:
         tape = self.http.tape
         if tape.http and tape.changed:  # a case that sent nothing leaves no tape
             tape.save()
-
-    def close(self) -> None:
-        try:
-            self.inner.close()
-        finally:
-            self._save()
-
-    async def aclose(self) -> None:
-        try:
-            await self.inner.aclose()
-        finally:
-            self._save()
 
 
 class HttpTapedCheckingSession(HttpTapedSession):

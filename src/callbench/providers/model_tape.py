@@ -26,18 +26,21 @@ every known secret is blanked from what is stored.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import tempfile
-import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from callbench.errors import UserError
+from callbench.executors.tape_folder import (
+    INDEX_FILE,
+    JOURNAL_FILE,
+    TapeFolder,
+    dumps,
+    tape_key,
+)
+from callbench.executors.tape_folder import swap as swap  # what the model proxy swaps placeholders with
 from callbench.secrets import scrub_data
 from callbench.types.hashing import canonical_json, sha256_of
 
@@ -45,9 +48,6 @@ FORMAT = "callbench-model-tape/1"
 INDEX_FORMAT = "callbench-model-tapes/1"
 FOLDER = "model"
 """The subfolder of the ``--record``/``--replay`` folder that holds the model tapes."""
-INDEX_FILE = "index.json"
-JOURNAL_FILE = "journal.jsonl"
-CASES_DIR = "cases"
 VOLATILE_KEYS = frozenset({"user", "metadata", "prompt_cache_key", "safety_identifier"})
 """Top-level request fields left out of the match: they identify the caller or the session, not what
 is asked (an SDK may fill them with a fresh id per run)."""
@@ -55,7 +55,6 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "proxy-
 KEPT_HEADERS = frozenset({"content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta"})
 """Request headers a tape keeps (content negotiation; credentials are kept blank, others dropped)."""
 
-Mode = Literal["record", "replay"]
 MissPolicy = Literal["strict", "live"]
 
 
@@ -63,43 +62,7 @@ class ModelTapeError(UserError):
     """A model tape folder that cannot be used (missing, corrupt): one line."""
 
 
-def tape_key(case_key: str, trial: int | str) -> str:
-    return f"{case_key}#{trial}"
-
-
-def _dumps(value: Any) -> bytes:
-    """JSON as a tape stores it: key order kept, non-ASCII escaped (lone surrogates stay writable)."""
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file and ``os.replace``: a reader sees the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 # --- matching ---------------------------------------------------------------------------------
-
-
-def swap(value: Any, pairs: Sequence[tuple[str, str]]) -> Any:
-    """``value`` with each ``old`` text of ``pairs`` replaced by its ``new`` one in every string."""
-    if isinstance(value, str):
-        for old, new in pairs:
-            if old and old in value:
-                value = value.replace(old, new)
-        return value
-    if isinstance(value, dict):
-        return {swap(k, pairs): swap(v, pairs) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [swap(v, pairs) for v in value]
-    return value
 
 
 def normalised(body: Any) -> Any:
@@ -152,18 +115,14 @@ def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 @dataclass
-class ModelTapes:
+class ModelTapes(TapeFolder):
     """The ``model/`` folder of a recording, opened to record into or to replay from."""
 
-    folder: Path
-    mode: Mode
+    error: ClassVar[type[UserError]] = ModelTapeError
+    index_format: ClassVar[str] = INDEX_FORMAT
+    index_what: ClassVar[str] = "an index of model tapes"
+
     miss: MissPolicy = "strict"
-    cases: dict[str, str] = field(default_factory=dict)
-    """Tape key (``suite:id#trial``) -> the SHA-256 (file name) of its tape."""
-    timing: dict[str, Any] = field(default_factory=dict)
-    tapes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    added: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def for_replay(cls, root: Path, miss: MissPolicy = "strict", flag: str = "--replay") -> ModelTapes:
@@ -177,9 +136,7 @@ class ModelTapes:
                 f"({FOLDER}/{INDEX_FILE} is missing); record one with --record {root}"
             )
         tapes = cls(folder, "replay", miss)
-        tapes._read(flag)
-        for digest in set(tapes.cases.values()):
-            tapes.tapes[digest] = tapes._read_tape(digest, flag)
+        tapes._open_replay(flag)
         return tapes
 
     @classmethod
@@ -190,108 +147,29 @@ class ModelTapes:
         if Path(root).exists() and not Path(root).is_dir():
             raise ModelTapeError(f"{flag} {root}: not a folder")
         tapes = cls(folder, "record")
-        if (folder / INDEX_FILE).exists() or (folder / JOURNAL_FILE).exists():
-            tapes._read(flag)
-        (folder / CASES_DIR).mkdir(parents=True, exist_ok=True)
+        tapes._open_record(flag)
         return tapes
 
-    def _read(self, flag: str) -> None:
-        index: dict[str, Any] = {}
-        path = self.folder / INDEX_FILE
-        if path.exists():
-            try:
-                index = json.loads(path.read_bytes())
-            except (ValueError, OSError) as exc:
-                raise ModelTapeError(
-                    f"{flag} {self.folder}: {INDEX_FILE} is corrupt or truncated ({exc})"
-                ) from None
-            if not isinstance(index, dict) or index.get("format") != INDEX_FORMAT:
-                found = index.get("format") if isinstance(index, dict) else None
-                raise ModelTapeError(
-                    f"{flag} {self.folder}: {INDEX_FILE} is not an index of model tapes "
-                    f"(format {found!r}, expected {INDEX_FORMAT!r})"
-                )
-            if not isinstance(index.get("cases", {}), dict) or not isinstance(index.get("timing", {}), dict):
-                raise ModelTapeError(
-                    f"{flag} {self.folder}: {INDEX_FILE}: 'cases' or 'timing' is not an object"
-                )
-        self.cases = {str(k): str(v) for k, v in index.get("cases", {}).items()}
-        self.timing = dict(index.get("timing", {}))
-        journal = self.folder / JOURNAL_FILE
-        if journal.exists():
-            for line in journal.read_bytes().splitlines():
-                try:
-                    entry = json.loads(line)
-                    key, digest = str(entry["key"]), str(entry["file"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line: the case in flight when the run was killed
-                self.cases[key] = digest
-                self.timing[key] = entry.get("timing", [])
+    def _objects_problem(self, key: str) -> str:
+        return "'cases' or 'timing' is not an object"
 
-    def _read_tape(self, digest: str, flag: str) -> dict[str, Any]:
-        path = self.folder / CASES_DIR / f"{digest}.json"
-        where = f"{flag} {self.folder}: tape {CASES_DIR}/{digest}.json"
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            raise ModelTapeError(f"{where} is missing") from None
-        if hashlib.sha256(raw).hexdigest() != digest:
-            raise ModelTapeError(
-                f"{where} is corrupt or truncated (its content no longer matches its name); record it again"
-            )
-        try:
-            tape = json.loads(raw)
-        except ValueError as exc:
-            raise ModelTapeError(f"{where}: {exc}") from None
-        problem = _tape_problem(tape)
-        if problem:
-            raise ModelTapeError(f"{where}: {problem}")
-        return tape
+    def _take_entry(self, key: str, entry: dict[str, Any]) -> None:
+        self.timing[key] = entry.get("timing", [])
+
+    def _tape_problem(self, tape: Any) -> str | None:
+        return _tape_problem(tape)
 
     # -- tapes ---------------------------------------------------------------------------------
     def tape(self, case_key: str, trial: int | str) -> CaseModelTape:
         """The tape of one case and trial: empty (record), or the recorded one to answer from."""
         key = tape_key(case_key, trial)
-        recorded = None
-        if self.mode == "replay":
-            digest = self.cases.get(key)
-            recorded = self.tapes.get(digest) if digest is not None else None
+        recorded = self.recorded(key) if self.mode == "replay" else None
         timing = self.timing.get(key) if recorded is not None else None
         return CaseModelTape(self, key, recorded, timing if isinstance(timing, list) else [])
 
     def store(self, key: str, tape: dict[str, Any], timing: list[dict[str, Any]]) -> str:
         """Write ``tape`` as ``cases/<sha256>.json`` and journal it under ``key``; returns its hash."""
-        data = _dumps(scrub_data(tape))
-        digest = hashlib.sha256(data).hexdigest()
-        path = self.folder / CASES_DIR / f"{digest}.json"
-        with self._lock:
-            if not path.exists():
-                write_atomic(path, data)
-            line = {"key": key, "file": digest, "timing": timing}
-            with open(self.folder / JOURNAL_FILE, "ab") as journal:
-                journal.write(_dumps(line) + b"\n")
-            self.cases[key] = digest
-            self.timing[key] = timing
-            self.tapes[digest] = tape
-            self.added += 1
-        return digest
-
-    def write_index(self) -> None:
-        """Write ``index.json`` (atomically) with every tape so far, then drop the journal it absorbed."""
-        with self._lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            index = {
-                "format": INDEX_FORMAT,
-                "cases": dict(sorted(self.cases.items())),
-                "timing": dict(sorted(self.timing.items())),
-            }
-            write_atomic(self.folder / INDEX_FILE, json.dumps(index, indent=1).encode())
-            (self.folder / JOURNAL_FILE).unlink(missing_ok=True)
-
-    @property
-    def hash(self) -> str:
-        """SHA-256 of which tape answers which case and trial (timing left out)."""
-        return sha256_of({"format": INDEX_FORMAT, "cases": dict(sorted(self.cases.items()))})
+        return self._store(key, tape, dumps(scrub_data(tape)), {"timing": timing}, timing)
 
 
 def _tape_problem(tape: Any) -> str | None:
