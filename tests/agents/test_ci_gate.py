@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,20 @@ def run_pytest(target: Path, tmp_path: Path, *args: str, env: dict[str, str] | N
     )
     root = ET.parse(report).getroot() if report.exists() else None
     return process, root
+
+
+def failure_text(failure: ET.Element) -> str:
+    """The gate's report as a JUnit reader shows it. pytest up to 9.1 writes it whole into the
+    ``message`` attribute; 9.2 cuts a long message there (``[+17 more lines; full report in element
+    text]``) and keeps it whole in the element's text (behind pytest's ``E`` markers when the
+    report has a traceback; the gate's has none)."""
+    message = failure.get("message", "")
+    if "full report in element text]" not in message:
+        return message
+    lines = (failure.text or "").splitlines()
+    if any(line.startswith("E ") for line in lines):
+        lines = [re.sub(r"^E {7}", "", line, count=1) for line in lines if line.startswith("E ")]
+    return "\n".join(lines)
 
 
 def cases_of(root: ET.Element) -> dict[str, ET.Element]:
@@ -167,7 +182,7 @@ def test_broken_flaky_and_stale_fail_the_gate_with_a_readable_message(tmp_path: 
 
     broken = cases["test_broken_agent"].find("failure")
     assert broken is not None
-    text = broken.get("message", "")
+    text = failure_text(broken)
     assert "callbench gate FAILED: agent py:bad_agents:broken on suite starter" in text.splitlines()[0]
     assert "lower bound 0.00 is below min_accuracy 0.50" in text
     assert "pass^3 0.00" in text and "failed cases (16):" in text
@@ -181,14 +196,14 @@ def test_broken_flaky_and_stale_fail_the_gate_with_a_readable_message(tmp_path: 
 
     flaky = cases["test_flaky_agent"].find("failure")
     assert flaky is not None
-    text = flaky.get("message", "")
+    text = failure_text(flaky)
     assert "lower bound" not in text  # right on two trials in three: an accuracy threshold passes it...
     assert "pass^3 0.00 (all 3 trials of a case pass) is below min_pass_k 0.90" in text  # ...not pass^3
     assert properties(cases["test_flaky_agent"])["callbench_accuracy"].startswith("0.66")
 
     stale = cases["test_stale_recording"].find("failure")
     assert stale is not None
-    text = stale.get("message", "")
+    text = failure_text(stale)
     assert "no case was scored under tier 'task-completion-execution'" in text
     assert "48 error record(s) (cassette_miss ×48; max_errors 0)" in text
     assert "record it again" in text and "failed cases" not in text  # never scored as the agent's failure
@@ -210,7 +225,7 @@ def test_a_missing_recording_is_one_line(tmp_path: Path) -> None:
     assert root is not None
     failure = cases_of(root)["test_gate"].find("failure")
     assert failure is not None
-    message = failure.get("message", "")
+    message = failure_text(failure)
     assert f"callbench gate could not run: --replay {folder / 'nowhere'}: no such cassette folder" in message
 
 
