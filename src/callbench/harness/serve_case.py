@@ -139,7 +139,9 @@ async def until_terminated(work: Awaitable[None]) -> None:
 
     try:
         loop.add_signal_handler(signal.SIGTERM, stop)
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here
+    except (NotImplementedError, RuntimeError, ValueError):
+        # asyncio raises NotImplementedError on Windows loops, RuntimeError/ValueError off the main
+        # thread: SIGTERM keeps its default action there, and the work runs as it is.
         await work
         return
     try:
