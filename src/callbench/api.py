@@ -150,6 +150,9 @@ class RunOptions(TypedDict, total=False):
     replay_miss: Literal["strict", "live", "model-visible"]
     agent_model_proxy: str | Mapping[str, str]
     tools_isolation: Literal["case", "run", "shared"] | None
+    user_model: str | None
+    user_seed: int
+    user_temperature: float
     shuffle: int | None
     case_timeouts: Mapping[str, float]
     recover_text_calls: bool

@@ -15,7 +15,9 @@ The names, by group (``__all__`` keeps the same order):
   and returns (``SuiteLoader``, ``ExecutorFactory``, ``ScorerFactory``, ``ProviderFactory``,
   ``CommandSet``; ``PluginHook`` is the entry point's own ``register(catalog)``).
 * **Suites and cases** — what a suite loader builds: the suite, its options and default scorers,
-  cases (read from YAML or built in Python) with their expected steps and answers, tool contracts.
+  cases (read from YAML or built in Python) with their expected steps and answers, tool contracts,
+  and the user side of a conversation case (``UserSide``: a script of ``ScriptedTurn`` with the
+  user's own ``UserCall`` s, or instructions for a simulated user).
 * **Executors** — running the tools: the executor and session contracts with what their hooks take
   and return (tool calls and messages, outcomes, turn directives), the Python-function executor, and
   ``freeze`` for the immutable snapshots sessions return, and ``tool_server_replayed`` (under
@@ -66,6 +68,7 @@ from callbench.suites.suite import DEFAULT_TIERS, Suite
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import AnswerSpec, Case, ExpectedStep
 from callbench.types.contract import ToolContract
+from callbench.types.conversation import DEFAULT_GREETING, ScriptedTurn, UserCall, UserSide, UserTurn
 from callbench.types.frozen import freeze
 from callbench.types.hashing import canonical_json, sha256_of
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
@@ -95,6 +98,9 @@ __all__ = [
     "Case",
     "ExpectedStep",
     "AnswerSpec",
+    "UserSide",
+    "ScriptedTurn",
+    "UserCall",
     "ToolContract",
     "ToolRegistry",
     # Executors
@@ -119,6 +125,8 @@ __all__ = [
     "Reason",
     "Trace",
     "TraceCall",
+    "UserTurn",
+    "DEFAULT_GREETING",
     "CaseRecord",
     "Aggregate",
     "Table",

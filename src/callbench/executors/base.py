@@ -95,6 +95,15 @@ class ExecutorSession(ABC):
         """Called after each model turn; scripted conversations return the next user turn here."""
         return DEFAULT_TURN
 
+    def user_tools(self) -> list[ToolContract]:
+        """Conversation cases: the tools the *user* may call (dual control, e.g. the user's phone).
+        Default: none."""
+        return []
+
+    async def call_user_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Execute a call the user side makes on its own tools. Default: refused (no user tools)."""
+        return ToolOutcome.failure(f"unknown user tool {name!r}: this case's user has no tools")
+
     def snapshot(self) -> dict[str, Any] | None:
         """The state now, for state-comparison diagnostics (``None``: stateless, or not knowable).
 

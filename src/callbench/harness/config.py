@@ -218,6 +218,14 @@ class Selection:
     """``--agent``: the agent's model endpoint(s) its requests are forwarded to through callbench's
     model proxy (``{"openai": URL, "anthropic": URL}``; a URL string is the OpenAI-compatible one);
     :mod:`callbench.harness.agent_model`."""
+    user_model: str | None = declared("user_model")
+    """Conversation suites: the model spec of the simulated user (``--user-model``; ``None``: each
+    conversation's scripted user). Part of every conversation record's harness mode: runs with
+    different users are never pooled."""
+    user_seed: int = declared("user_seed")
+    """The simulated user's seed; trial ``t`` samples with ``user_seed + t - 1``."""
+    user_temperature: float = declared("user_temperature")
+    """The simulated user's temperature."""
     tools_isolation: str | None = declared("tools_isolation")
     """The isolation of the run's live MCP tool servers: ``case``, ``run`` or ``shared`` (``None``: the
     suite's ``tool_source.isolation``, else ``case`` unless every tool says ``readOnlyHint: true``)."""
@@ -253,6 +261,11 @@ class Selection:
                 _reject(self, "tools_isolation", "case, run or shared", optional=True)
             _set(self, "tools_isolation", text)
         _check_int(self, "shuffle", 0, optional=True)
+        _check_int(self, "user_seed", 0)
+        if not (_is_number(self.user_temperature) and 0 <= self.user_temperature <= MAX_TEMPERATURE):
+            _reject(self, "user_temperature", f"a number from 0 to {MAX_TEMPERATURE:g}")
+        if self.user_model is not None and not (isinstance(self.user_model, str) and self.user_model.strip()):
+            _reject(self, "user_model", "a model spec", optional=True)
         _check_int(self, "limit", 0, optional=True)
         _check_int(self, "trials", 1)
         _set(self, "k", _parse_k(self))
@@ -513,6 +526,9 @@ class RunConfig:
     replay_miss: str = declared("replay_miss")
     agent_model_proxy: dict[str, str] = declared("agent_model_proxy")
     tools_isolation: str | None = declared("tools_isolation")
+    user_model: str | None = declared("user_model")
+    user_seed: int = declared("user_seed")
+    user_temperature: float = declared("user_temperature")
     shuffle: int | None = declared("shuffle")
     suite_options: dict[str, Any] = declared("suite_options")
     case_ids: tuple[str, ...] = declared("case_ids")

@@ -25,8 +25,14 @@ from callbench.errors import FatalProviderError, ProviderError, ToolBug, ToolSer
 from callbench.executors.base import Executor, ExecutorSession
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError, Pacer
 from callbench.harness.config import RunConfig, case_time_limit
+from callbench.harness.conversation import (
+    SimulatorFault,
+    UserSimulatorConfig,
+    user_for_case,
+    worker_simulator,
+)
 from callbench.harness.loop import Episode, run_episode
-from callbench.harness.modes import ModePolicy, recorded_mode
+from callbench.harness.modes import ModePolicy, recorded_mode, round_override
 from callbench.harness.observer import Observers
 from callbench.harness.prepare import Prepared, prepare_run
 from callbench.harness.runfolder import RecordWriter, latest_records, read_records, write_summary
@@ -66,6 +72,8 @@ class Job:
     trial: int
     scorers: dict[str, Any]
     executor: Executor
+    simulator: UserSimulatorConfig | None = None
+    """``--user-model``: the simulated user of conversation cases (``None``: their scripted users)."""
 
 
 @dataclass
@@ -180,6 +188,8 @@ async def _run_locked(
         sink.writer.close()
         if prepared.model is not None:
             await prepared.model.aclose()
+        if prepared.simulator is not None:
+            await prepared.simulator.model.aclose()
         if prepared.agent is not None:
             await prepared.agent.aclose()
         for executor in prepared.executors_in_use():
@@ -261,7 +271,12 @@ def _jobs(prepared: Prepared, config: RunConfig) -> Iterator[Job]:
     for suite, case, trial in _selected(prepared, config):
         executor = prepared.executor_for(suite, case, config.executor)
         yield Job(
-            suite, with_time_limit(case, suite.name, config), trial, prepared.scorers[suite.name], executor
+            suite,
+            with_time_limit(case, suite.name, config),
+            trial,
+            prepared.scorers[suite.name],
+            executor,
+            prepared.simulator,
         )
 
 
@@ -340,7 +355,8 @@ async def play_case(
     config: RunConfig,
 ) -> CaseRecord:
     """One (case, trial) played by ``model`` and scored, without observers: what a remote worker runs."""
-    job = Job(suite, with_time_limit(case, suite.name, config), trial, scorers, executor)
+    simulator = worker_simulator(config) if case.user is not None else None
+    job = Job(suite, with_time_limit(case, suite.name, config), trial, scorers, executor, simulator)
     return await run_job(job, model, ModePolicy(config.harness_mode), config, Observers())
 
 
@@ -360,7 +376,7 @@ async def run_job(
     fan.emit("on_case_start", case, job.trial, names)
     # run.json keeps the mode's rule; a record carries the budget its case really ran with (cases
     # may set their own: DAG 2*n_core+2, ComplexFuncBench, BFCL), computed as the loop computes it.
-    assistance = policy.case_assistance(len(expected), case.max_rounds)
+    assistance = policy.case_assistance(len(expected), round_override(case))
     record = CaseRecord(
         key=case.key,
         suite=suite.name,
@@ -389,11 +405,20 @@ async def run_job(
         recover_text_calls=config.recover_text_calls,
         size_limits=config.size_limits,
     )
+    error: ErrorInfo | None = None
+    try:
+        episode.user = user_for_case(case.user, job.simulator, job.trial)
+    except SimulatorFault as exc:
+        error = ErrorInfo(type=f"user_simulator:{exc.kind}", message=str(exc))
+    if episode.user is not None:  # who played the user: recorded, and a stratum of its own
+        record.simulator = episode.user.info
+        record.harness_mode = f"{record.harness_mode}+user={episode.user.info.label}"
     watchdog = current_watchdog.get()
     if watchdog is not None:
         watchdog.enter((case.key, job.trial))
     try:
-        error = await _play(job, episode, player, config, fan)
+        if error is None:
+            error = await _play(job, episode, player, config, fan)
     finally:
         stalled = watchdog.leave() if watchdog is not None else 0.0
     if stalled:
@@ -462,6 +487,9 @@ async def _play(
         except ToolServerFault as exc:  # a live tool server hung or went away: infrastructure
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=exc.kind, message=str(exc))
+        except SimulatorFault as exc:  # the simulated user failed: never the agent's fault
+            episode.trace.stop_reason = "error"
+            return ErrorInfo(type=f"user_simulator:{exc.kind}", message=str(exc))
         except Exception as exc:  # noqa: BLE001 - one broken case must not end the run
             episode.trace.stop_reason = "error"
             return ErrorInfo(type=f"internal:{type(exc).__name__}", message=str(exc))

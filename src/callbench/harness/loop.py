@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from callbench.executors.base import ExecutorSession, ToolOutcome, TurnDirective
-from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy
+from callbench.harness.conversation import ConversationUser
+from callbench.harness.modes import CONTINUATION_GUIDANCE, ORACLE_NUDGE, ModePolicy, round_override
 from callbench.harness.observer import Observers
 from callbench.harness.validate import check_call
 from callbench.providers.text_calls import detect_text_calls
@@ -17,6 +18,7 @@ from callbench.providers.wire import ContextLengthError, ToolNameMap, round_pref
 from callbench.tools.registry import ToolRegistry
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
+from callbench.types.conversation import AGENT_STOP_SIGNALS
 from callbench.types.fields import set_fields
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 from callbench.types.run_options import DEFAULT_SIZE_LIMITS
@@ -48,6 +50,8 @@ class Episode:
     """``--recover-text-calls``: a call the server left in an answer's text is taken as a call."""
     size_limits: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZE_LIMITS))
     """``--size-limit``: bytes the trace keeps of each reply, answer, tool result and stderr tail."""
+    user: ConversationUser | None = None
+    """A conversation case's user (:mod:`callbench.harness.conversation`), speaking after every answer."""
 
     def __post_init__(self) -> None:
         self.offered_by_name = {t.name: t for t in self.offered}
@@ -78,8 +82,10 @@ async def run_episode(
     (``stop_reason="context_overflow"``) and is scored, with that reason counted apart.
     """
     case, trace = episode.case, episode.trace
-    budget = episode.policy.round_budget(len(episode.expected), case.max_rounds)
+    budget = episode.policy.round_budget(len(episode.expected), round_override(case))
     observers = observers or Observers()
+    if episode.user is not None and case.user_opens and await user_speaks(episode, session, 0):
+        return trace
     for round_index in range(1, budget + 1):
         info = RoundInfo(index=round_index, started_at=time.time())
         trace.rounds.append(info)
@@ -110,12 +116,40 @@ async def run_episode(
         if directive.action == "continue":
             continue
         if not turn.tool_calls:
+            if episode.user is not None:  # a conversation: the user answers the agent
+                if any(signal in turn.text for signal in AGENT_STOP_SIGNALS):
+                    trace.stop_reason = "agent_stop"
+                    return trace
+                if await user_speaks(episode, session, round_index):
+                    return trace
+                continue
             if _nudge(episode, info, round_index < budget):
                 continue
             trace.stop_reason = "answer"
             return trace
     trace.stop_reason = "max_rounds"
     return trace
+
+
+async def user_speaks(episode: Episode, session: ExecutorSession, after_round: int) -> bool:
+    """The conversation's user takes its turn (recorded on the trace); True when the conversation
+    ends here: the user sent a stop signal, or its turn budget was already spent."""
+    trace, user, spec = episode.trace, episode.user, episode.case.user
+    assert user is not None and spec is not None  # only called for conversation cases
+    turns = trace.user_turns if trace.user_turns is not None else []
+    trace.user_turns = turns
+    if len(turns) >= spec.max_turns:
+        trace.stop_reason = "max_turns"
+        return True
+    turn = await user.turn(episode.messages, session, after_round)
+    text, size = cap_text(turn.text, episode.size_limits["reply"])
+    trace.note_truncated(f"user_turns[{len(turns)}].text", size)
+    turns.append(turn.model_copy(update={"text": text}))
+    if turn.stop:
+        trace.stop_reason = "user_stop"
+        return True
+    episode.messages.append(Message.user(turn.text))
+    return False
 
 
 CONTEXT_OVERFLOW = "context_overflow"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from callbench.types.case import Case
 from callbench.types.hashing import sha256_of
 
 HarnessMode = Literal["production-parity", "oracle-assisted", "agent-under-test"]
@@ -16,6 +17,16 @@ NOT_APPLICABLE = "n/a"
 
 PRODUCTION_ROUND_BUDGET = 10
 ORACLE_EXTRA_ROUNDS = 4
+CONVERSATION_ROUND_BUDGET = 100
+"""Agent rounds of a conversation case that sets no ``max_rounds`` (all of its user turns included)."""
+
+
+def round_override(case: Case) -> int | None:
+    """The round budget a case sets for itself: its ``max_rounds``, or the conversation budget."""
+    if case.max_rounds is not None:
+        return case.max_rounds
+    return CONVERSATION_ROUND_BUDGET if case.user is not None else None
+
 
 # The application's text also claims that repeating a step "will be rejected"; the harness executes
 # every valid call (cases may ask for the same call several times), so that claim is left out.

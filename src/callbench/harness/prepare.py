@@ -30,6 +30,7 @@ from callbench.harness.config import (
     config_to_dict,
     recorded_objects,
 )
+from callbench.harness.conversation import UserSimulatorConfig
 from callbench.harness.modes import ModePolicy, prompt_template_hash
 from callbench.harness.runfolder import (
     RUN_FILE,
@@ -88,6 +89,8 @@ class Prepared:
     """``--record`` / ``--replay``: the run's cassette (:mod:`callbench.harness.cassettes`)."""
     agent_model: AgentModelSetup | None = None
     """``--agent`` with its model served through callbench (:mod:`callbench.harness.agent_model`)."""
+    simulator: UserSimulatorConfig | None = None
+    """``--user-model``: the simulated user of the run's conversation cases."""
 
     def done(self) -> set[tuple[str, int]]:
         """(key, trial) pairs already completed."""
@@ -279,7 +282,9 @@ def prepare_run(config: RunConfig) -> Prepared:
     else:
         model = build_run_model(config.model, config)
         check_endpoint(model.provider)  # a server that is not listening stops the run before run.json
+    simulator = build_simulator(config, suites)
     header = _header(config, suites, scorers, model, agent)
+    header.simulator = simulator.info if simulator is not None else None
     completed: set[tuple[str, int]] = set()
     if config.resume and config.out_dir is not None and (config.out_dir / RUN_FILE).exists():
         run_dir = config.out_dir
@@ -303,6 +308,7 @@ def prepare_run(config: RunConfig) -> Prepared:
             run_dir, started, suites, scorers, model, completed, agent=agent, lock=lock, cassette=cassette
         )
         prepared.agent_model = agent_model
+        prepared.simulator = simulator
         return prepared
     if config.out_dir is None:
         run_dir = new_run_folder(config.runs_root, _run_name(header))
@@ -324,7 +330,22 @@ def prepare_run(config: RunConfig) -> Prepared:
         run_dir, header, suites, scorers, model, completed, agent=agent, lock=lock, cassette=cassette
     )
     prepared.agent_model = agent_model
+    prepared.simulator = simulator
     return prepared
+
+
+def build_simulator(config: RunConfig, suites: Sequence[Suite]) -> UserSimulatorConfig | None:
+    """``--user-model``'s simulated user (``None`` without it). Refused with one line when no selected
+    case is a conversation, so a misplaced flag never passes unnoticed."""
+    if config.user_model is None:
+        return None
+    if not any(case.user is not None for suite in suites for case in suite.cases):
+        raise ConfigError("--user-model applies to conversation suites; no selected case has a user")
+    model = build_model(config.user_model, config)
+    check_endpoint(model.provider)
+    return UserSimulatorConfig(
+        model=model, spec=config.user_model, temperature=config.user_temperature, seed=config.user_seed
+    )
 
 
 def _header(

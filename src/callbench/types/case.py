@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from callbench.types.contract import ToolContract
+from callbench.types.conversation import UserSide
 from callbench.types.hashing import sha256_of
 from callbench.types.messages import Message
 from callbench.types.review import Rubric
@@ -97,11 +98,15 @@ class Case(BaseModel):
     answer uses (played by the oracle) without deciding anything."""
     rubric: Rubric | None = None
     """Criteria and scales of a manual case (required with ``scoring: manual``, refused otherwise)."""
+    user: UserSide | None = None
+    """A conversation case: the user who speaks after every answer (scripted, or simulated by
+    ``--user-model``); see ``docs/conversations.md``. The user may open the conversation itself (no
+    ``instruction`` or ``messages`` then)."""
 
     @model_validator(mode="after")
     def _check(self) -> Case:
-        if self.instruction is None and not self.messages:
-            raise ValueError("a case needs an 'instruction' or 'messages'")
+        if self.instruction is None and not self.messages and self.user is None:
+            raise ValueError("a case needs an 'instruction', 'messages' or a 'user'")
         if self.scoring == "manual" and self.rubric is None:
             raise ValueError("'scoring: manual' needs a 'rubric'")
         if self.scoring == "auto" and self.rubric is not None:
@@ -147,15 +152,30 @@ class Case(BaseModel):
         return f"{self.suite}:{self.id}"
 
     def start_messages(self) -> list[Message]:
-        """The conversation the model starts from (without the system prompt)."""
+        """The conversation the model starts from (without the system prompt). A conversation whose
+        user opens it starts with the agent's greeting; the user's first turn follows."""
         if self.messages:
             return [m.model_copy() for m in self.messages]
+        if self.instruction is None and self.user is not None:
+            greeting = self.user.greeting
+            return [Message(role="assistant", content=greeting)] if greeting else []
         return [Message.user(self.instruction or "")]
+
+    @property
+    def user_opens(self) -> bool:
+        """True for a conversation whose user speaks first: it starts with no message, with the
+        agent's greeting, or with a history that ends with the agent's message."""
+        if self.user is None:
+            return False
+        start = self.start_messages()
+        return not start or start[-1].role == "assistant"
 
     def prompt_text(self) -> str:
         """The user-visible request text (used for retrieval and prompt hashing)."""
         if self.messages:
             return "\n".join(m.content for m in self.messages if m.role == "user")
+        if self.instruction is None and self.user is not None:
+            return self.user.instructions or next((t.say for t in self.user.script or []), "")
         return self.instruction or ""
 
     def prompt_sha256(self) -> str:
@@ -180,6 +200,8 @@ class Case(BaseModel):
         # scoring/rubric are left out at their defaults so automatic cases hash as they did before
         # manual cases existed (suite hashes of earlier runs stay valid for --resume and compare).
         exclude = {"metadata"} | ({"scoring", "rubric"} if not self.manual else set())
+        if self.user is None:  # cases without a user hash as they did before conversations existed
+            exclude.add("user")
         return self.model_dump(mode="json", exclude=exclude)
 
 

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from callbench.types.conversation import SimulatorInfo
 from callbench.types.manifest import ToolSourceManifest
 from callbench.types.review import Rubric
 from callbench.types.trace import Trace
@@ -95,6 +96,9 @@ class RunHeader(BaseModel):
     tool_sources: list[ToolSourceManifest] = Field(default_factory=list)
     """The manifest of what was measured: one entry per tool source (:mod:`callbench.types.manifest`);
     empty in run folders written before manifests were kept."""
+    simulator: SimulatorInfo | None = Field(default=None, exclude_if=lambda value: value is None)
+    """``--user-model``: the simulated user of the run's conversation cases (model, seed, temperature,
+    prompt hash). Absent when no conversation case has a simulated user."""
 
 
 TOOL_BUG = "tool_bug"
@@ -144,6 +148,9 @@ class CaseRecord(BaseModel):
     """``manual``: a case scored by reviewers against ``rubric``; its verdicts are all not applicable."""
     rubric: Rubric | None = Field(default=None, exclude_if=lambda value: value is None)
     """The rubric of a manual case, as run (for the review page and the review store)."""
+    simulator: SimulatorInfo | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Conversation cases: who played the user (scripted, or the simulated user's model, seed,
+    temperature and prompt hash). Absent for other cases."""
 
     @property
     def record_id(self) -> tuple[str, int]:

@@ -385,6 +385,32 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         from_cli=parse_model_upstreams,
     ),
     RunOption(
+        "user_model",
+        "selection",
+        "--user-model",
+        help="Conversation suites: the model that plays the user (a model spec, as --model takes); "
+        "without it each conversation's scripted user plays. Runs with different users are never pooled "
+        "(docs/conversations.md).",
+        default=None,
+        cli_type=str | None,
+    ),
+    RunOption(
+        "user_seed",
+        "selection",
+        "--user-seed",
+        help="The simulated user's sampling seed (trial t uses SEED+t-1).",
+        default=0,
+        cli_type=int,
+    ),
+    RunOption(
+        "user_temperature",
+        "selection",
+        "--user-temperature",
+        help="The simulated user's sampling temperature.",
+        default=0.0,
+        cli_type=float,
+    ),
+    RunOption(
         "tools_isolation",
         "selection",
         "--tools-isolation",

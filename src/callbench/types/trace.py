@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from callbench.types.conversation import UserTurn
 from callbench.types.jsoncodec import FROM_JSON_TEXT
 from callbench.types.messages import Usage
 
@@ -34,8 +35,13 @@ StopReason = Literal[
     "agent_timeout",
     "no_answer",
     "context_overflow",
+    "user_stop",
+    "agent_stop",
+    "max_turns",
 ]
-"""``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended).
+"""``user_stop`` / ``agent_stop`` / ``max_turns``: a conversation (a case with a user) ended because the
+user or the agent sent a stop signal, or the user's turn budget was spent (``docs/conversations.md``).
+``executor_end``: the executor session declared the episode over (e.g. a replayed gold path ended).
 ``context_overflow``: the endpoint refused a request because the conversation exceeds the model's
 context window; scored, with the reason ``context_overflow`` counted apart in the summary.
 ``agent_crashed`` / ``agent_timeout`` / ``no_answer``: an agent under test (``--agent``) crashed or exited
@@ -157,6 +163,9 @@ class Trace(BaseModel):
     """Seconds this case held callbench's event loop (a blocking tool, executor or built-in agent),
     stalling every other case meanwhile; the other cases' clocks were credited for it. QC flag
     ``blocked_event_loop``."""
+    user_turns: list[UserTurn] | None = Field(default=None, exclude_if=_absent)
+    """Conversation cases: every user turn (its text, its calls on the user's tools, the simulated
+    user's tokens), in order; ``after_round`` places each between the agent's rounds."""
     truncated: dict[str, int] | None = Field(default=None, exclude_if=_absent)
     """Texts cut to their size limit (``--size-limit``): field path (``rounds[0].text``,
     ``final_text``, ``calls[2].result``, ``agent.stderr_tail``) -> its original size in UTF-8 bytes.

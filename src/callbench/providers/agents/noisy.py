@@ -213,9 +213,10 @@ def _early_stop(p: MutatingPlayer, tools: list[ToolContract]) -> bool:
 
 
 def _prose_call(p: MutatingPlayer, tools: list[ToolContract]) -> bool:
-    if not p.plan:
+    turn = next((calls for calls in p.plan if calls), None)  # a conversation may open with text only
+    if turn is None:
         return False
-    first = p.plan[0][0]
+    first = turn[0]
     args = copy.deepcopy(first.arguments)
     p.prose = f"I would call {first.tool} with {json.dumps(args, default=str)} to do this."
     return True

@@ -36,6 +36,9 @@ def gold_plan(case: Case) -> list[list[PlannedCall]]:
     turn by turn: the steps of user turn t in one round, then a text-only round (an empty list)
     that hands the conversation back to the next scripted user message.
     """
+    literal = case.metadata.get("oracle_calls")
+    if literal is not None:
+        return _literal_plan(literal)
     user_turns = case.metadata.get("oracle_turns")
     if user_turns:
         return _conversation_plan(case, int(user_turns))
@@ -50,6 +53,20 @@ def gold_plan(case: Case) -> list[list[PlannedCall]]:
                 turns.append([call])
             last_turn = step.turn
     return turns
+
+
+def _literal_plan(turns: list[list[dict[str, Any]]]) -> list[list[PlannedCall]]:
+    """A conversation's gold path given as literal calls (``case.metadata["oracle_calls"]``: per agent
+    turn, its ``{tool, arguments}`` calls), for cases whose expected steps constrain less than the gold
+    path holds (τ²: only the compared arguments). Each call is a round; each turn ends with a text round
+    that hands the conversation back to the user."""
+    plan: list[list[PlannedCall]] = []
+    for calls in turns:
+        plan.extend(
+            [PlannedCall(None, call["tool"], dict(call["arguments"]), literal=True)] for call in calls
+        )
+        plan.append([])
+    return plan
 
 
 def _conversation_plan(case: Case, user_turns: int) -> list[list[PlannedCall]]:
@@ -88,7 +105,8 @@ class OracleAgent(Provider):
         raise ConfigError("the oracle agent plays a case's gold path and must be bound with for_case()")
 
     def for_case(self, case: Case) -> Provider:
-        return PlanPlayer(case, gold_plan(case), answer_text(case), label="oracle")
+        turn_text = str(case.metadata.get("oracle_text") or "Done.")
+        return PlanPlayer(case, gold_plan(case), answer_text(case), label="oracle", turn_text=turn_text)
 
 
 @dataclass
@@ -101,6 +119,8 @@ class PlanPlayer(Provider):
     label: str = "oracle"
     prose: str | None = None
     """If set, the agent writes this text instead of any call (the 'call in prose' behaviour)."""
+    turn_text: str = "Done."
+    """What a planned text-only round says (a conversation's agent turn ends with it)."""
     step_calls: dict[str, str] = field(default_factory=dict)
     position: int = 0
     counter: int = 0
@@ -116,7 +136,7 @@ class PlanPlayer(Provider):
             return ModelTurn(text=self.final_text, model=self.label, finish_reason="stop")
         if not self.plan[self.position]:  # a planned text-only round (end of a user turn)
             self.position += 1
-            return ModelTurn(text="Done.", model=self.label, finish_reason="stop")
+            return ModelTurn(text=self.turn_text, model=self.label, finish_reason="stop")
         results = {
             m.tool_call_id: parse_tool_content(m.content)
             for m in messages

@@ -1,0 +1,219 @@
+"""Scorer ``tau2-reward``: τ²'s own reward of a conversation, and the simulator audit.
+
+The reward follows τ²-bench 26.3's evaluation of type ``all`` (written here from its documented
+rules; checked against the package's own evaluator on the same trajectories in the tests):
+
+* a simulation that did not end by the user's or the agent's stop signal scores 0;
+* a task without evaluation criteria scores 1;
+* **DB**: a fresh environment in the task's initial state replays every call of the trajectory, the
+  agent's and the user's, in order (``Environment.get_response``); another applies the gold actions
+  (``make_tool_call``, a failing gold action ignored); the agent's and the user's database hashes must
+  both match;
+* **ENV_ASSERTION**: each of the task's assertions holds on the replayed environment;
+* **ACTION**: each gold action matches some call of the trajectory (the same name, and equal values of
+  its ``compare_args``, or of all the call's arguments when it names none);
+* **COMMUNICATE**: each piece of information appears, case-insensitively, in some message of the
+  agent's with commas removed;
+* the reward is the product of the components the task's ``reward_basis`` names. Natural-language
+  assertions need a judge; a task whose basis names them is refused with one line.
+
+A failed conversation is then audited for simulator faults (:mod:`callbench.benchmarks.tau2.audit`):
+one found makes the verdict not applicable with the reason ``simulator_error`` (out of the agent's
+rates, counted apart), never the agent's failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from callbench.benchmarks.tau2 import trajectory as tj
+from callbench.benchmarks.tau2.audit import simulator_faults
+from callbench.benchmarks.tau2.data import environments, final_state
+from callbench.plugin import (
+    Aggregate,
+    Case,
+    CaseRecord,
+    Reason,
+    Scorer,
+    Suite,
+    SuiteError,
+    Trace,
+    Verdict,
+)
+
+NAME = "tau2-reward"
+FINISHED = ("user_stop", "agent_stop")
+SIMULATOR_ERROR = "simulator_error"
+
+
+def communicated(info: str, texts: list[str]) -> bool:
+    """τ²'s communicate check of one piece of information against the agent's messages."""
+    needle = info.lower()
+    return any(needle in text.lower().replace(",", "") for text in texts)
+
+
+def replayed_environment(domain: str, task: Any, calls: list[dict[str, Any]]) -> Any:
+    """The task's environment after every call of the trajectory (its history's too), in order."""
+    from tau2.data_model.message import ToolCall as Tau2ToolCall
+
+    env = environments(domain).for_task(task, history=False)
+    for call in calls:
+        env.get_response(Tau2ToolCall(**call))
+    return env
+
+
+def gold_environment(domain: str, task: Any) -> Any:
+    """The task's environment after its gold actions (a failing gold action is skipped, as in τ²)."""
+    env = environments(domain).for_task(task)
+    for action in task.evaluation_criteria.actions or []:
+        try:
+            env.make_tool_call(tool_name=action.name, requestor=action.requestor, **action.arguments)
+        except Exception:  # noqa: BLE001, S112 - τ² logs and skips a gold action that fails
+            continue
+    return env
+
+
+_GOLD_HASHES: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
+
+
+def gold_hashes(domain: str, task: Any) -> tuple[str | None, str | None]:
+    """The gold state's agent and user database hashes (computed once per task and process)."""
+    key = (domain, str(task.id), task.model_dump_json())
+    if key not in _GOLD_HASHES:
+        gold = gold_environment(domain, task)
+        _GOLD_HASHES[key] = (gold.get_db_hash(), gold.get_user_db_hash())
+    return _GOLD_HASHES[key]
+
+
+def end_state(domain: str, task: Any, calls: list[dict[str, Any]], recorded: Any) -> dict[str, Any]:
+    """The environment's end state: as the executor recorded it (``final_state["tau2"]``), else by
+    replaying the trajectory's calls (a trajectory imported from τ²'s results)."""
+    if isinstance(recorded, dict) and {"db_hash", "user_db_hash", "env_assertions"} <= set(recorded):
+        return recorded
+    return final_state(replayed_environment(domain, task, calls), task)
+
+
+def reward(
+    domain: str, task: Any, trajectory: list[dict[str, Any]], termination: str, recorded: Any = None
+) -> dict[str, Any]:
+    """τ²'s reward of one trajectory and its components (``reward``, ``reward_breakdown``, checks).
+    ``recorded``: the end state the executor kept, when the trajectory ran on callbench."""
+    out: dict[str, Any] = {
+        "reward": 0.0,
+        "reward_breakdown": {},
+        "db_match": None,
+        "env_assertions": [],
+        "action_checks": [],
+        "communicate_checks": [],
+        "termination": termination,
+    }
+    if termination not in FINISHED:
+        out["note"] = f"simulation ended prematurely ({termination})"
+        return out
+    criteria = task.evaluation_criteria
+    if criteria is None:
+        return {**out, "reward": 1.0, "note": "no evaluation criteria"}
+    basis = {b.value for b in criteria.reward_basis}
+    if "NL_ASSERTION" in basis:
+        raise SuiteError(f"τ² task {task.id!r}: natural-language assertions need a judge, not declared")
+    calls = tj.tool_calls_in_order(trajectory)
+    total, breakdown = 1.0, {}
+    nothing_to_check = criteria.actions is None and criteria.env_assertions is None
+    if nothing_to_check:  # τ² scores 1 and names no DB or assertion component
+        out["db_match"] = True
+        env_reward, assertions = 1.0, []
+        db_reward = 1.0
+    else:
+        state = end_state(domain, task, calls, recorded)
+        matched = gold_hashes(domain, task) == (state["db_hash"], state["user_db_hash"])
+        out["db_match"] = matched
+        db_reward = 1.0 if matched else 0.0
+        assertions = list(state["env_assertions"])
+        env_reward = 1.0 if all(assertions) else 0.0
+    out["env_assertions"] = assertions
+    if "DB" in basis and not nothing_to_check:
+        breakdown["DB"] = db_reward
+        total *= db_reward
+    if "ENV_ASSERTION" in basis and not nothing_to_check:
+        breakdown["ENV_ASSERTION"] = env_reward
+        total *= env_reward
+    checks = [any(tj.action_matches(a, c) for c in calls) for a in criteria.actions or []]
+    out["action_checks"] = checks
+    if "ACTION" in basis:
+        breakdown["ACTION"] = 1.0 if all(checks) else 0.0
+        total *= breakdown["ACTION"]
+    texts = tj.assistant_texts(trajectory)
+    told = [communicated(info, texts) for info in criteria.communicate_info or []]
+    out["communicate_checks"] = told
+    if "COMMUNICATE" in basis:
+        breakdown["COMMUNICATE"] = 1.0 if all(told) else 0.0
+        total *= breakdown["COMMUNICATE"]
+    out["reward"] = total
+    out["reward_breakdown"] = breakdown
+    return out
+
+
+class Tau2RewardScorer(Scorer):
+    """τ²'s reward per conversation (pass = reward 1), with the simulator audit."""
+
+    name = NAME
+
+    def __init__(self, suite: Suite) -> None:
+        self.tasks: dict[str, Any] = dict(suite.metadata.get("tau2_tasks") or {})
+        self.domain = str(suite.metadata.get("domain") or "")
+
+    def score(self, case: Case, trace: Trace) -> Verdict:
+        task = self.tasks.get(str(case.executor_config.get("task_id", case.id)))
+        if task is None:
+            return Verdict(scorer=NAME, passed=False, applicable=False, rationale="not a τ² task")
+        trajectory = tj.messages(case, trace)
+        recorded = (trace.final_state or {}).get("tau2")
+        result = reward(self.domain, task, trajectory, tj.termination_reason(trace), recorded)
+        passed = result["reward"] == 1.0
+        reasons = [] if passed else _reasons(result)
+        verdict = Verdict(
+            scorer=NAME,
+            passed=passed,
+            partial=result["reward"],
+            reasons=reasons,
+            rationale=f"reward {result['reward']:g}" + (f" ({result['note']})" if "note" in result else ""),
+            details=result,
+            metrics={"reward": result["reward"]},
+        )
+        if passed:
+            return verdict
+        faults = simulator_faults(case, task, trajectory, trace, result)
+        if not faults:
+            return verdict
+        return verdict.model_copy(
+            update={
+                "applicable": False,
+                "reasons": [Reason(code=SIMULATOR_ERROR, message=f"{f.rule}: {f.message}") for f in faults]
+                + reasons,
+                "rationale": f"simulator fault ({faults[0].rule}): {verdict.rationale}",
+                "details": {**result, "simulator_faults": [f.as_dict() for f in faults]},
+            }
+        )
+
+    def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate | None:
+        from callbench.benchmarks.tau2.figures import reward_figures
+
+        return reward_figures(records)
+
+
+def _reasons(result: dict[str, Any]) -> list[Reason]:
+    if "note" in result and result["reward"] == 0.0 and result["db_match"] is None:
+        return [Reason(code="premature_termination", message=result["note"])]
+    out = []
+    if result["db_match"] is False and "DB" in result["reward_breakdown"]:
+        out.append(Reason(code="db_mismatch", message="the database differs from the gold actions' database"))
+    if result["reward_breakdown"].get("ENV_ASSERTION") == 0.0:
+        out.append(Reason(code="env_assertion_failed", message="an environment assertion does not hold"))
+    if result["reward_breakdown"].get("ACTION") == 0.0:
+        out.append(Reason(code="action_missing", message="a gold action has no matching call"))
+    if result["reward_breakdown"].get("COMMUNICATE") == 0.0:
+        out.append(
+            Reason(code="info_not_communicated", message="the agent did not tell the user a required fact")
+        )
+    return out
