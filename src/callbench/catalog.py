@@ -338,6 +338,7 @@ BUILTIN_BENCHMARKS = {
     "codexomics": "callbench.benchmarks.codexomics:register",
     "mcp_git": "callbench.benchmarks.mcp_git:register",
     "mcp_memory": "callbench.benchmarks.mcp_memory:register",
+    "tau2": "callbench.benchmarks.tau2:register",
 }
 """The benchmarks shipped in this package, as the entry points ``pyproject.toml`` declares. Only read
 when the package metadata is missing (a source tree on ``PYTHONPATH``): names, never imports."""
