@@ -6,7 +6,8 @@
 # print pip's resolver complaints about them),
 # then the static checks (scripts/check.sh: ruff, mypy, import contracts and cycles) and the whole test
 # suite. Extra arguments go to pytest.
-# The suite runs in parallel (pytest-xdist): one worker per core unless CALLBENCH_TEST_WORKERS says
+# The suite runs in parallel (pytest-xdist): one worker more than there are cores (tests/conftest.py:
+# much of a test's time is waiting) unless CALLBENCH_TEST_WORKERS says
 # otherwise (0 runs it serially in this process). Whole files go to one worker (--dist loadfile), so a
 # module's shared fixtures and caches are built once, as in a serial run; they are handed out in
 # collection order (--no-loadscope-reorder), where the tests of the fresh-venv fixture come last

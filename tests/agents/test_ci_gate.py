@@ -11,10 +11,12 @@ suite against an agent from a recording of its model (no network) and check thre
 * A stale recording (the agent now asks its model something else) fails the gate with error records
   ``cassette_miss`` and says to record again, never as the agent's failure.
 
-Each pytest run is a subprocess (the plugin is loaded through its ``pytest11`` entry point, as in a
-user's CI). ``python tests/agents/test_ci_gate.py record`` records the example's recordings again,
-against the scripted OpenAI-compatible server (``tests/helpers/scripted_responder.py``, the ``oracle``
-player: each case's gold calls) on 127.0.0.1.
+The gates run in one pytest subprocess (the plugin is loaded through its ``pytest11`` entry point, as
+in a user's CI; each pytest start imports callbench's engine, seconds on a small machine): the worked
+example, then the bad gates and a missing recording; each test reads its gates' outcome from the
+run's JUnit XML report. ``python tests/agents/test_ci_gate.py record`` records the example's
+recordings again, against the scripted OpenAI-compatible server
+(``tests/helpers/scripted_responder.py``, the ``oracle`` player: each case's gold calls) on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ import subprocess
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "agents"
@@ -51,13 +56,15 @@ def offline_environment(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run_pytest(target: Path, tmp_path: Path, *args: str, env: dict[str, str] | None = None):
-    """``pytest TARGET`` in a subprocess with a JUnit XML report; (process, the report's root)."""
+def run_pytest(target: Path | list[Path], tmp_path: Path, *args: str, env: dict[str, str] | None = None):
+    """``pytest TARGET...`` in a subprocess with a JUnit XML report; (process, the report's root).
+    It runs in the first target's folder."""
+    targets = target if isinstance(target, list) else [target]
     report = tmp_path / "junit.xml"
     process = subprocess.run(
-        [sys.executable, "-m", "pytest", str(target), f"--junitxml={report}", "-p", "no:cacheprovider"]
-        + ["--basetemp", str(tmp_path / "base"), "-o", "junit_logging=no", *args],
-        cwd=target.parent,
+        [sys.executable, "-m", "pytest", *map(str, targets), f"--junitxml={report}"]
+        + ["-p", "no:cacheprovider", "--basetemp", str(tmp_path / "base"), "-o", "junit_logging=no", *args],
+        cwd=targets[0].parent,
         env=env if env is not None else offline_environment(tmp_path),
         capture_output=True,
         text=True,
@@ -89,14 +96,43 @@ def properties(case: ET.Element) -> dict[str, str]:
     return {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
 
 
-def test_the_example_agents_pass_their_gate_offline(tmp_path: Path) -> None:
-    process, root = run_pytest(EXAMPLE, tmp_path)
-    assert process.returncode == 0, process.stdout + process.stderr
-    assert root is not None
+EXAMPLE_GATES = {"test_openai_mcp_agent", "test_agents_sdk_agent"}
+BAD_GATE_TESTS = {"test_broken_agent", "test_flaky_agent", "test_stale_recording"}
+MISSING_GATE_TEST = "test_gate"
+
+
+@dataclass(frozen=True)
+class GateRun:
+    """The one pytest run of every gate here, and the gates' test cases of its JUnit report by name."""
+
+    process: subprocess.CompletedProcess[str]
+    cases: dict[str, ET.Element]
+    folder: Path
+    """Where the bad gates and the missing recording's gate were written."""
+
+
+@pytest.fixture(scope="module")
+def gates(tmp_path_factory: pytest.TempPathFactory) -> GateRun:
+    tmp_path = tmp_path_factory.mktemp("gates")
+    folder = tmp_path / "gate"
+    folder.mkdir()
+    (folder / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(EXAMPLES)!r})\n")
+    (folder / "bad_agents.py").write_text(textwrap.dedent(BAD_AGENTS))
+    (folder / "test_bad_gates.py").write_text(BAD_GATES.format(replay=str(RECORDINGS / "openai_mcp")))
+    (folder / "test_missing.py").write_text(MISSING_GATE)
+    process, root = run_pytest([EXAMPLE, folder / "test_bad_gates.py", folder / "test_missing.py"], tmp_path)
+    assert root is not None, process.stdout + process.stderr
     cases = cases_of(root)
-    assert set(cases) == {"test_openai_mcp_agent", "test_agents_sdk_agent"}
+    assert set(cases) == EXAMPLE_GATES | BAD_GATE_TESTS | {MISSING_GATE_TEST}, process.stdout
+    return GateRun(process, cases, folder)
+
+
+def test_the_example_agents_pass_their_gate_offline(gates: GateRun) -> None:
+    # The run also holds the gates below, which fail: the example's pass is read case by case.
+    cases = {name: gates.cases[name] for name in EXAMPLE_GATES}
     for name, case in cases.items():
-        assert case.find("failure") is None and case.find("skipped") is None, name
+        assert case.find("failure") is None and case.find("error") is None, (name, gates.process.stdout)
+        assert case.find("skipped") is None, name
         found = properties(case)
         assert float(found["callbench_low"]) >= 0.75 and float(found["callbench_pass_hat_k"]) == 1.0
         assert found["callbench_failed_cases"] == ""
@@ -169,16 +205,9 @@ def test_stale_recording(callbench_gate):
 """
 
 
-def test_broken_flaky_and_stale_fail_the_gate_with_a_readable_message(tmp_path: Path) -> None:
-    folder = tmp_path / "gate"
-    folder.mkdir()
-    (folder / "bad_agents.py").write_text(textwrap.dedent(BAD_AGENTS))
-    (folder / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(EXAMPLES)!r})\n")
-    (folder / "test_bad_gates.py").write_text(BAD_GATES.format(replay=str(RECORDINGS / "openai_mcp")))
-    process, root = run_pytest(folder / "test_bad_gates.py", tmp_path)
-    assert process.returncode == 1, process.stdout + process.stderr
-    assert root is not None
-    cases = cases_of(root)
+def test_broken_flaky_and_stale_fail_the_gate_with_a_readable_message(gates: GateRun) -> None:
+    process, cases = gates.process, gates.cases
+    assert process.returncode == 1, process.stdout + process.stderr  # tests failed; nothing else went wrong
 
     broken = cases["test_broken_agent"].find("failure")
     assert broken is not None
@@ -210,23 +239,23 @@ def test_broken_flaky_and_stale_fail_the_gate_with_a_readable_message(tmp_path: 
     assert "pass^3" not in text
 
 
-def test_a_missing_recording_is_one_line(tmp_path: Path) -> None:
-    folder = tmp_path / "gate"
-    folder.mkdir()
-    (folder / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(EXAMPLES)!r})\n")
-    (folder / "test_missing.py").write_text(
-        "import pytest\n\n"
-        "@pytest.mark.callbench(suite='starter', agent='py:openai_mcp_agent:agent', replay='nowhere', "
-        "min_accuracy=0.5)\n"
-        "def test_gate(callbench_gate):\n    callbench_gate.check()\n"
-    )
-    process, root = run_pytest(folder / "test_missing.py", tmp_path)
-    assert process.returncode == 1
-    assert root is not None
-    failure = cases_of(root)["test_gate"].find("failure")
+MISSING_GATE = (
+    "import pytest\n\n"
+    "@pytest.mark.callbench(suite='starter', agent='py:openai_mcp_agent:agent', replay='nowhere', "
+    "min_accuracy=0.5)\n"
+    "def test_gate(callbench_gate):\n    callbench_gate.check()\n"
+)
+
+
+def test_a_missing_recording_is_one_line(gates: GateRun) -> None:
+    assert gates.process.returncode == 1
+    failure = gates.cases[MISSING_GATE_TEST].find("failure")
     assert failure is not None
     message = failure_text(failure)
-    assert f"callbench gate could not run: --replay {folder / 'nowhere'}: no such cassette folder" in message
+    assert (
+        f"callbench gate could not run: --replay {gates.folder / 'nowhere'}: no such cassette folder"
+        in message
+    )
 
 
 def test_the_plugin_is_light_when_pytest_starts() -> None:

@@ -38,7 +38,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under xdist, the files that use the venv come last (``scripts/test.sh`` passes
     ``--no-loadscope-reorder``, so files are handed out in this order): by the time a worker reaches
-    them the background build is done, instead of every worker starting by waiting a minute for it."""
+    them the background build is done, instead of every worker starting by waiting a minute for it.
+    (``tests/conftest.py`` orders the whole run, keeping this: only the Ray tests come after them.)"""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     late = {item.nodeid.split("::")[0] for item in items if "fresh_cli" in getattr(item, "fixturenames", ())}

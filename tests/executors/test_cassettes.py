@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +88,54 @@ def outcomes(result: Any) -> dict[str, Any]:
     }
 
 
-def test_a_recorded_run_replays_with_no_server_and_the_same_record_lines(tmp_path: Path, monkeypatch) -> None:
-    suite = echo_suite(tmp_path)
-    tape = tmp_path / "tape"
-    live = callbench.run(suite, "oracle", tools=server("loose"), out_dir=tmp_path / "live", record=tape)
+@dataclass(frozen=True)
+class Recording:
+    """The echo suite recorded live: its suite file, the cassette, and the live run that made it."""
+
+    suite: str
+    tape: Path
+    result: Any
+    """The live run's :class:`callbench.harness.engine.RunResult`."""
+
+    @property
+    def live(self) -> Path:
+        """The live run's folder."""
+        return Path(self.result.run_dir)
+
+    def tape_copy(self, folder: Path) -> Path:
+        """A copy of the cassette, for a test that changes it (the shared one is read-only)."""
+        return Path(shutil.copytree(self.tape, folder))
+
+
+def record_echo(root: Path, case_ids: list[str] | None = None) -> Recording:
+    suite = echo_suite(root)
+    options: dict[str, Any] = {"case_ids": case_ids} if case_ids else {}
+    tape = root / "tape"
+    live = callbench.run(
+        suite, "oracle", tools=server("loose"), out_dir=root / "live", record=tape, **options
+    )
+    return Recording(suite, tape, live)
+
+
+# Each recording starts live servers (one per case): the tests that only replay a recording, or change
+# a copy of it, share one made once for the module.
+@pytest.fixture(scope="module")
+def echo_recorded(tmp_path_factory: pytest.TempPathFactory) -> Recording:
+    """Every case of the echo suite, recorded."""
+    return record_echo(tmp_path_factory.mktemp("echo-all"))
+
+
+@pytest.fixture(scope="module")
+def echo_twice_recorded(tmp_path_factory: pytest.TempPathFactory) -> Recording:
+    """The ``echo_twice`` case alone, recorded."""
+    return record_echo(tmp_path_factory.mktemp("echo-twice"), case_ids=["echo_twice"])
+
+
+def test_a_recorded_run_replays_with_no_server_and_the_same_record_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, echo_recorded: Recording
+) -> None:
+    suite, tape = echo_recorded.suite, echo_recorded.tape
+    live = echo_recorded.result
     assert live.summary["n_error"] == 0
     index = json.loads((tape / INDEX_FILE).read_text())
     assert set(index["cases"]) == {
@@ -105,8 +150,8 @@ def test_a_recorded_run_replays_with_no_server_and_the_same_record_lines(tmp_pat
         and len(index["timing"]["echo-mcp:echo_again#1"]["elapsed_ms"]) == 2
     )
     assert not (tape / JOURNAL_FILE).exists()  # absorbed by the index when the run ended
-    recorded_hash = cassette_of(tmp_path / "live")["hash"]
-    assert recorded_hash and cassette_of(tmp_path / "live")["mode"] == "record"
+    recorded_hash = cassette_of(echo_recorded.live)["hash"]
+    assert recorded_hash and cassette_of(echo_recorded.live)["mode"] == "record"
 
     attempts: list[str] = []
 
@@ -118,7 +163,7 @@ def test_a_recorded_run_replays_with_no_server_and_the_same_record_lines(tmp_pat
     for name in ("replay", "replay-again"):
         replay = callbench.run(suite, "oracle", tools=server("loose"), out_dir=tmp_path / name, replay=tape)
         assert outcomes(replay) == outcomes(live)
-        assert zeroed_lines(tmp_path / name) == zeroed_lines(tmp_path / "live")
+        assert zeroed_lines(tmp_path / name) == zeroed_lines(echo_recorded.live)
         assert cassette_of(tmp_path / name) == {
             "mode": "replay",
             "folder": str(tape.resolve()),
@@ -127,17 +172,16 @@ def test_a_recorded_run_replays_with_no_server_and_the_same_record_lines(tmp_pat
         }
     assert attempts == []
     header = json.loads((tmp_path / "replay" / "run.json").read_text())
-    live_header = json.loads((tmp_path / "live" / "run.json").read_text())
+    live_header = json.loads((echo_recorded.live / "run.json").read_text())
     assert header["tool_sources"] == live_header["tool_sources"]  # the recorded manifest
 
 
-def test_misses_follow_the_declared_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    suite = echo_suite(tmp_path)
-    tape = tmp_path / "tape"
-    callbench.run(
-        suite, "oracle", tools=server("loose"), out_dir=tmp_path / "rec", record=tape, case_ids=["echo_twice"]
-    )
-    tape_hash = cassette_of(tmp_path / "rec")["hash"]
+def test_misses_follow_the_declared_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, echo_twice_recorded: Recording
+) -> None:
+    suite = echo_twice_recorded.suite
+    tape = echo_twice_recorded.tape_copy(tmp_path / "tape")  # replay_miss="live" below adds to it
+    tape_hash = cassette_of(echo_twice_recorded.live)["hash"]
     attempts: list[str] = []
     monkeypatch.setattr(McpConnection, "__aenter__", _refusing(attempts))
 
@@ -267,12 +311,10 @@ def test_a_killed_recording_loses_only_the_case_in_flight(tmp_path: Path) -> Non
     assert outcomes(replay) == {"echo_first": (True, True, True)}
 
 
-def test_bad_cassettes_are_one_line_before_anything_runs(tmp_path: Path) -> None:
-    suite = echo_suite(tmp_path)
-    tape = tmp_path / "tape"
-    callbench.run(
-        suite, "oracle", tools=server("loose"), out_dir=tmp_path / "rec", record=tape, case_ids=["echo_twice"]
-    )
+def test_bad_cassettes_are_one_line_before_anything_runs(
+    tmp_path: Path, echo_twice_recorded: Recording
+) -> None:
+    suite, tape = echo_twice_recorded.suite, echo_twice_recorded.tape
     with pytest.raises(UserError, match="no such cassette folder"):
         callbench.run(
             suite, "oracle", tools=server("loose"), out_dir=tmp_path / "a", replay=tmp_path / "nowhere"
@@ -299,15 +341,11 @@ def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_bad_cassettes_on_the_command_line_exit_2_with_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], echo_twice_recorded: Recording
 ) -> None:
     from callbench.cli.main import main
 
-    suite = echo_suite(tmp_path)
-    tape = tmp_path / "tape"
-    callbench.run(
-        suite, "oracle", tools=server("loose"), out_dir=tmp_path / "rec", record=tape, case_ids=["echo_twice"]
-    )
+    suite, tape = echo_twice_recorded.suite, echo_twice_recorded.tape
     base = ["run", "--suite", suite, "--model", "oracle", "--tools", server("loose"), "--progress", "quiet"]
 
     assert main([*base, "--replay", str(tmp_path / "nowhere"), "--out", str(tmp_path / "a")]) == 2
@@ -372,12 +410,13 @@ def test_bad_cassettes_on_the_command_line_exit_2_with_one_line(
     assert not any((tmp_path / name).exists() for name in "abcdef")
 
 
-def test_resume_keeps_the_replay_and_refuses_a_changed_cassette(tmp_path: Path, monkeypatch) -> None:
+def test_resume_keeps_the_replay_and_refuses_a_changed_cassette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, echo_recorded: Recording
+) -> None:
     from callbench.harness.prepare import resume_config
 
-    suite = echo_suite(tmp_path)
-    tape = tmp_path / "tape"
-    callbench.run(suite, "oracle", tools=server("loose"), out_dir=tmp_path / "rec", record=tape)
+    suite = echo_recorded.suite
+    tape = echo_recorded.tape_copy(tmp_path / "tape")  # changed below, under the run
     monkeypatch.setattr(McpConnection, "__aenter__", _refusing([]))
     run_dir = tmp_path / "replay"
     callbench.run(

@@ -13,7 +13,8 @@ Run as ``python client_servers.py MODE`` (stdio) or ``python client_servers.py M
   ``structuredContent``, ``miscount`` whose answer breaks its own ``outputSchema``, and ``vague`` whose
   ``outputSchema`` is no valid JSON Schema;
 * ``faulty``: ``echo``, plus ``hang`` (blocks the server's event loop: the whole server stops
-  answering), ``slow`` (answers after 1.5 s) and ``die`` (writes to stderr, then the process exits);
+  answering), ``slow`` (answers after 1.5 s, or ``$FAULTY_SLOW_S`` seconds) and ``die`` (writes to
+  stderr, then the process exits);
 * ``noisy``: ``echo``, which first prints a line that is not JSON-RPC on the server's stdout (as a
   server that logs to stdout does), then answers;
 * ``huge``: ``big``, whose answer is a text of ``megabytes`` MB (one JSON-RPC line that long).
@@ -90,9 +91,12 @@ def faulty_server() -> Any:
         time.sleep(600)  # blocking on purpose: the server's loop stops, as a hung server's does
         return "late"
 
+    # A test that only needs "slower than its case's limit" sets less (each wait is the test's time).
+    slow_s = float(os.environ.get("FAULTY_SLOW_S", "1.5"))
+
     @server.tool(name="slow", description="Answers after a while", structured_output=False)
     async def slow() -> str:
-        await anyio.sleep(1.5)
+        await anyio.sleep(slow_s)
         return "slow done"
 
     @server.tool(name="die", description="Kills the server", structured_output=False)

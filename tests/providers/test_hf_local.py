@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,11 @@ from provider_helpers import WEATHER, conversation
 from callbench.providers.hf_local import make_provider
 from callbench.types.messages import GenerationSettings, Message, ModelTurn, ToolCall
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
-tokenizers = pytest.importorskip("tokenizers")
+# Found here, imported by the checkpoint fixture: importing torch and transformers takes seconds of
+# CPU, which every pytest-xdist worker would pay while collecting, not only the one running this file.
+for _package in ("torch", "transformers", "tokenizers"):
+    if importlib.util.find_spec(_package) is None:
+        pytest.skip(f"could not import '{_package}'", allow_module_level=True)
 
 TEMPLATE = (
     "{% if tools %}<|system|>Tools:{% for t in tools %} {{ t.function.name }}{% endfor %}\n{% endif %}"
@@ -25,6 +28,10 @@ TEMPLATE = (
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import tokenizers
+    import torch
+    import transformers
+
     path = tmp_path_factory.mktemp("tiny-llama")
     bpe = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
     bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -161,8 +161,12 @@ async def _run_locked(
     remove_dead_workdirs()  # left by runs killed mid-case (e.g. the one this run resumes)
     # Suites, registries and schemas live for the whole run: freezing them keeps the cyclic garbage
     # collector from re-scanning them on every collection (that scanning cost more than a case).
-    gc.collect()
-    gc.freeze()
+    # A process that froze its heap already (an application embedding callbench, a test session)
+    # keeps its freeze: the run neither collects that heap again nor unfreezes it at the end.
+    owns_freeze = gc.get_freeze_count() == 0
+    if owns_freeze:
+        gc.collect()
+        gc.freeze()
     fan = Observers(observers)
     # Counted in the same pass that tells each executor its share (a local run's executors only).
     total = count_jobs(prepared, config) if remote is not None else _plan_executors(prepared, config)
@@ -199,7 +203,8 @@ async def _run_locked(
         if prepared.agent_model is not None:  # the agent's model recording: its index and hash
             prepared.agent_model.finish(prepared.run_dir)
         summary = finish_run(prepared)
-        gc.unfreeze()
+        if owns_freeze:
+            gc.unfreeze()
         fan.emit("on_run_end", summary)
     return RunResult(prepared.run_dir, summary)
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pack_self_test import INVARIANTS, SelfTest, self_test
 
 import callbench
 from callbench.benchmarks.mcp_git.executor import GitMcpExecutor, GitMcpSession
@@ -35,8 +36,23 @@ def run(model: str, tmp_path: Path):
     )
 
 
-def test_oracle_scores_100_percent_in_every_tier_and_the_state_check(tmp_path):
-    result = run("oracle", tmp_path)
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> SelfTest:
+    """``callbench check mcp-git``, its runs kept: the oracle, refuse and noisy:1 runs judged below are
+    the self-test's own (the suite's scorers are its four tiers, as with "all"), not three more live
+    runs of ~26 server-backed cases each (tests/helpers/pack_self_test.py)."""
+    return self_test("mcp-git", tmp_path_factory.mktemp("check-mcp-git"))
+
+
+def test_the_pack_passes_its_self_test(checked: SelfTest) -> None:
+    """``callbench check mcp-git`` (the built-in packs' self-test, tests/cli/test_check_command.py)."""
+    assert checked.code == 0, checked.lines
+    found = checked.lines
+    assert list(found) == list(INVARIANTS) and all(line.startswith("PASS") for line in found.values()), found
+
+
+def test_oracle_scores_100_percent_in_every_tier_and_the_state_check(checked: SelfTest):
+    result = checked.runs["oracle"]
     assert result.summary["n_completed"] == 26
     assert result.summary["n_error"] == 0
     for tier in (*TIERS, "state-match"):
@@ -45,16 +61,16 @@ def test_oracle_scores_100_percent_in_every_tier_and_the_state_check(tmp_path):
     assert len(changing) == 12  # every state-changing case really changes the repository
 
 
-def test_refuse_scores_zero(tmp_path):
-    result = run("refuse", tmp_path)
+def test_refuse_scores_zero(checked: SelfTest):
+    result = checked.runs["refuse"]
     for tier in TIERS:
         assert result.summary["tiers"][tier]["passed"] == 0, tier
     assert all("no_structured_call" in r.verdicts[t].codes for r in result.records for t in TIERS)
 
 
 @pytest.mark.parametrize("model", ["baseline", "noisy:1"])
-def test_other_builtin_agents_run_without_errors(tmp_path, model):
-    result = run(model, tmp_path)
+def test_other_builtin_agents_run_without_errors(tmp_path, model, checked: SelfTest):
+    result = checked.runs[model] if model in checked.runs else run(model, tmp_path)
     assert result.summary["n_completed"] == 26
     assert result.summary["n_error"] == 0
     assert result.summary["tiers"]["task-completion-execution"]["accuracy"] < 1.0

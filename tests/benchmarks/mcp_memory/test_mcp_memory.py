@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from npm_servers import memory_server
+from pack_self_test import INVARIANTS, SelfTest, self_test
 
 import callbench
 from callbench.benchmarks.mcp_memory.executor import (
@@ -45,6 +46,14 @@ def live() -> Path:
 @pytest.fixture(scope="module")
 def stored() -> dict[str, dict[str, dict[str, str]]]:
     return read_verdicts(CASSETTES)
+
+
+@pytest.fixture(scope="module")
+def checked(live: Path, tmp_path_factory: pytest.TempPathFactory) -> SelfTest:
+    """``callbench check mcp-memory``, its runs kept: the live noisy:1 and refuse runs judged below are
+    the self-test's own (same options: every tier, no cache, the default concurrency), not two more
+    live runs of 25 cases with a server or two started per case (tests/helpers/pack_self_test.py)."""
+    return self_test("mcp-memory", tmp_path_factory.mktemp("check-mcp-memory"))
 
 
 def run(model: str, out: Path, **options: object) -> callbench.RunResult:
@@ -121,16 +130,23 @@ def test_a_live_run_gives_the_recorded_verdicts_at_any_concurrency_and_in_any_or
     assert (source["package"], source["package_version"], source["package_via"]) == (PACKAGE, VERSION, "node")
 
 
+def test_the_pack_passes_its_self_test(checked: SelfTest) -> None:
+    """``callbench check mcp-memory`` (the built-in packs' self-test, tests/cli/test_check_command.py)."""
+    assert checked.code == 0, checked.lines
+    found = checked.lines
+    assert list(found) == list(INVARIANTS) and all(line.startswith("PASS") for line in found.values()), found
+
+
 def test_the_noisy_agent_live_gives_its_recorded_verdicts(
-    tmp_path: Path, live: Path, stored: dict[str, dict[str, dict[str, str]]]
+    checked: SelfTest, stored: dict[str, dict[str, dict[str, str]]]
 ) -> None:
-    result = run("noisy:1", tmp_path / "noisy")
+    result = checked.runs["noisy:1"]
     assert result.summary["n_completed"] == CASES and result.summary["n_error"] == 0
     assert verdict_table(result.records) == stored["noisy:1"]
 
 
-def test_refuse_scores_zero(tmp_path: Path, live: Path) -> None:
-    result = run("refuse", tmp_path / "refuse")
+def test_refuse_scores_zero(checked: SelfTest) -> None:
+    result = checked.runs["refuse"]
     assert result.summary["n_error"] == 0
     for tier in TIERS:
         assert result.summary["tiers"][tier]["passed"] == 0, tier
