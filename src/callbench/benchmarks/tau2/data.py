@@ -171,7 +171,7 @@ def response_text(
 ) -> tuple[str, bool]:
     """Run one call as τ²'s orchestrator does (``Environment.get_response``): the tool message text
     and whether it is an error. A tool's refusal is τ²'s ``Error: ...`` text, never an exception."""
-    from tau2.data_model.message import ToolCall as Tau2ToolCall
+    from tau2.data_model.message import ToolCall as Tau2ToolCall  # installed separately
 
     message = env.get_response(Tau2ToolCall(id=call_id, name=name, arguments=arguments, requestor=requestor))
     return message.content or "", bool(message.error)

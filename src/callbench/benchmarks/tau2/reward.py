@@ -55,7 +55,7 @@ def communicated(info: str, texts: list[str]) -> bool:
 
 def replayed_environment(domain: str, task: Any, calls: list[dict[str, Any]]) -> Any:
     """The task's environment after every call of the trajectory (its history's too), in order."""
-    from tau2.data_model.message import ToolCall as Tau2ToolCall
+    from tau2.data_model.message import ToolCall as Tau2ToolCall  # installed separately
 
     env = environments(domain).for_task(task, history=False)
     for call in calls:
