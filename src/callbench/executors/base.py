@@ -18,6 +18,7 @@ and the case becomes an error record (counted, flagged, excluded from accuracy, 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine, Sequence
@@ -51,6 +52,19 @@ class ToolOutcome:
     @classmethod
     def failure(cls, message: str, **annotations: Any) -> ToolOutcome:
         return cls(ok=False, error=message, annotations=dict(annotations))
+
+    def heard(self, result_json: str | None = None) -> str:
+        """The text the caller hears: ``content`` when set, else the result as JSON (``result_json``
+        when the caller made it already), else the error as JSON."""
+        if self.content is not None:
+            return self.content
+        if self.ok:
+            return (
+                result_json
+                if result_json is not None
+                else json.dumps(self.result, ensure_ascii=False, default=str)
+            )
+        return json.dumps({"error": self.error}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

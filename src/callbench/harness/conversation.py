@@ -185,7 +185,7 @@ class SimulatedUser:
                         call.id or f"user_{after_round}_{request}", call.name, call.arguments or {}, outcome
                     )
                 )
-                self.history.append(Message.tool(call, _outcome_text(outcome)))
+                self.history.append(Message.tool(call, outcome.heard()))
         else:
             raise SimulatorFault(
                 "no_text", f"the simulated user made calls for {USER_TOOL_ROUNDS} requests without a message"
@@ -210,16 +210,6 @@ class SimulatedUser:
             raise
         except ProviderError as exc:
             raise SimulatorFault(type(exc).__name__, f"the simulated user's endpoint failed: {exc}") from exc
-
-
-def _outcome_text(outcome: ToolOutcome) -> str:
-    import json
-
-    if outcome.content is not None:
-        return outcome.content
-    if outcome.ok:
-        return json.dumps(outcome.result, ensure_ascii=False, default=str)
-    return json.dumps({"error": outcome.error}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

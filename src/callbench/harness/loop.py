@@ -279,12 +279,7 @@ def _result_json(outcome: ToolOutcome) -> str | None:
 
 
 def _content(episode: Episode, outcome: ToolOutcome, result_json: str | None) -> str:
-    if outcome.content is not None:
-        text = outcome.content
-    elif result_json is not None:
-        text = result_json
-    else:
-        text = json.dumps({"error": outcome.error}, ensure_ascii=False)
+    text = outcome.heard(result_json)
     if episode.policy.appends_guidance and episode.case.harness_guidance:
         text = f"{text}\n{CONTINUATION_GUIDANCE}"
     return text

@@ -30,9 +30,14 @@ def termination_reason(trace: Trace) -> str:
 
 def tool_message_text(call: TraceCall) -> str:
     """What the caller heard: the tool's text, or τ²'s ``Error: ...`` text."""
-    if call.execution == "ok":
-        return call.result if isinstance(call.result, str) else json.dumps(call.result, default=str)
-    return f"Error: {call.error or ''}"
+    return heard_text(call.execution == "ok", call.result, call.error)
+
+
+def heard_text(ok: bool, result: Any, error: str | None) -> str:
+    """A τ² tool message's text: the result (its JSON when it is not text), or ``Error: ...``."""
+    if not ok:
+        return f"Error: {error or ''}"
+    return result if isinstance(result, str) else json.dumps(result, default=str)
 
 
 def messages(case: Case, trace: Trace) -> list[dict[str, Any]]:
@@ -96,10 +101,7 @@ def _user_messages(turn: UserTurn) -> list[dict[str, Any]]:
         calls = [_call(c.call_id, c.tool, c.arguments, "user") for c in turn.calls]
         out.append({"role": "user", "content": None, "tool_calls": calls})
         for call in turn.calls:
-            text = call.result if call.ok and isinstance(call.result, str) else f"Error: {call.error or ''}"
-            if call.ok and not isinstance(call.result, str):
-                text = json.dumps(call.result, default=str)
-            out.append(_tool(call.call_id, text, "user", not call.ok))
+            out.append(_tool(call.call_id, heard_text(call.ok, call.result, call.error), "user", not call.ok))
     out.append({"role": "user", "content": turn.text, "tool_calls": None})
     return out
 
