@@ -118,6 +118,39 @@ def test_call_only_step_needs_no_execution():
     assert passes(c, t) == (True, True, True)
 
 
+def test_a_step_that_expects_an_error_requires_the_call_to_run_and_fail():
+    """A gold call that fails where it runs (τ²'s retail looks up a mistyped address): the failing
+    call passes, a success is ``unexpected_success``, an unexecuted or missing call still fails, and
+    the contract tier does not look at execution."""
+    c = case([{"tool": "delete_item", "arguments": {"id": "x"}, "expect_error": True}])
+    failed = trace(("delete_item", {"id": "x"}, {"execution": "error", "error": "not found"}))
+    assert passes(c, failed) == (True, True, True)
+    succeeded = verdicts(c, trace(("delete_item", {"id": "x"}, OK)))
+    assert succeeded["native-function-contract"].passed
+    for tier in ("real-tool-execution", "task-completion-execution"):
+        assert not succeeded[tier].passed and "unexpected_success" in succeeded[tier].codes
+    unexecuted = verdicts(c, trace(("delete_item", {"id": "x"}, {"execution": "not_executed"})))
+    assert "not_executed" in unexecuted["real-tool-execution"].codes
+    other = verdicts(c, trace(("get_state", {}, {"execution": "error", "error": "not found"})))
+    assert "tool_missing" in other["real-tool-execution"].codes  # another tool's failure is no stand-in
+
+
+def test_an_expected_error_pairs_the_failing_call_not_an_earlier_success():
+    """Pairing prefers the call that ran as the step expects: for an ``expect_error`` step the
+    failing one, so a success before it is the extra call (another instance of the step's capability,
+    which only the completion tier tolerates)."""
+    c = case([{"tool": "delete_item", "arguments": {"id": "x"}, "expect_error": True}])
+    t = trace(
+        ("delete_item", {"id": "x"}, OK),
+        ("delete_item", {"id": "x"}, {"execution": "error", "error": "not found"}),
+    )
+    v = verdicts(c, t)
+    assert [m["call_index"] for m in v["task-completion-execution"].details["matches"]] == [1]
+    assert "unexpected_success" not in v["real-tool-execution"].codes
+    assert "unexpected_call" in v["real-tool-execution"].codes
+    assert v["task-completion-execution"].passed
+
+
 def test_repeat_count_requires_all_instances():
     c = case([{"tool": "create_item", "arguments": {"name": "a"}, "times": 3}])
     three = trace(*[("create_item", {"name": "a"}, OK)] * 3)

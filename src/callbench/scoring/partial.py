@@ -39,7 +39,12 @@ def partial_score(
             sum(1 for inst, c in matched if c.execution_observed or inst.step.call_only) / denominator
         )
         ratios["success"] = (
-            sum(1 for inst, c in matched if c.executed_ok or inst.step.call_only) / denominator
+            sum(
+                1
+                for inst, c in matched
+                if inst.step.call_only or inst.step.execution_as_expected(c.execution)
+            )
+            / denominator
         )
     score = sum(weight * ratios[name] for name, weight in weights.items())
     return round(min(score, FAIL_CAP), 4)

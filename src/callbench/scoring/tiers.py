@@ -142,7 +142,7 @@ def _evaluate(case: Case, trace: Trace, registry: ToolRegistry, completion: bool
 def _succeeded(inst: Instance, call: TraceCall) -> bool:
     """Pairing prefers a call that did its job: a failed call followed by a successful identical
     retry pairs the retry (the failed attempt is then an extra instance of the capability)."""
-    return call.executed_ok or (inst.step.call_only and call.execution == "skipped")
+    return inst.step.execution_as_expected(call.execution)
 
 
 def _binding(instances: list[Instance], assignment: dict[int, int]) -> dict[str, list[int]]:
@@ -371,16 +371,19 @@ def _execution_reasons(ev: Evaluation) -> list[Reason]:
     out = []
     for i, c in sorted(ev.assignment.items()):
         inst, call = ev.instances[i], ev.calls[c]
-        if inst.step.call_only or call.executed_ok:
+        if inst.step.call_only or inst.step.execution_as_expected(call.execution):
             continue
-        code = "execution_failed" if call.execution == "error" else "not_executed"
-        why = call.error or call.execution
+        if inst.step.expect_error and call.executed_ok:
+            code, message = "unexpected_success", "succeeded where the gold path's call fails"
+        else:
+            code = "execution_failed" if call.execution == "error" else "not_executed"
+            message = f"did not execute successfully: {call.error or call.execution}"
         out.append(
             Reason(
                 code=code,
                 step=inst.step.id,
                 call_index=c,
-                message=f"expected call {i + 1} '{call.tool}' did not execute successfully: {why}",
+                message=f"expected call {i + 1} '{call.tool}' {message}",
             )
         )
     return out

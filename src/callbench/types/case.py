@@ -36,6 +36,9 @@ class ExpectedStep(BaseModel):
     """How many calls the step expects (e.g. open five tabs)."""
     call_only: bool = False
     """Scored without execution: the harness does not execute the call and no tier requires it."""
+    expect_error: bool = False
+    """The call is expected to fail where it runs (a gold path's lookup that finds nothing, as in some
+    τ²-bench tasks): the execution tiers then require it to be executed and to fail."""
     turn: int | None = None
     """Optional grouping for built-in agents: steps with the same ``turn`` are emitted in one model turn."""
 
@@ -43,6 +46,13 @@ class ExpectedStep(BaseModel):
     def tools(self) -> list[str]:
         """The acceptable tool names of this step."""
         return [self.tool] if isinstance(self.tool, str) else list(self.tool)
+
+    def execution_as_expected(self, execution: str) -> bool:
+        """Whether a call paired with this step ran as the step expects: succeeded, or failed for a
+        step that ``expect_error`` (a call-only step's call is normally not executed at all)."""
+        if self.call_only:
+            return execution in ("skipped", "ok")
+        return execution == ("error" if self.expect_error else "ok")
 
 
 class AnswerSpec(BaseModel):
@@ -202,7 +212,11 @@ class Case(BaseModel):
         exclude = {"metadata"} | ({"scoring", "rubric"} if not self.manual else set())
         if self.user is None:  # cases without a user hash as they did before conversations existed
             exclude.add("user")
-        return self.model_dump(mode="json", exclude=exclude)
+        payload = self.model_dump(mode="json", exclude=exclude)
+        for step in payload["expected"]:  # as do steps that expect success (the field came later)
+            if not step["expect_error"]:
+                del step["expect_error"]
+        return payload
 
 
 def assign_step_ids(steps: list[ExpectedStep]) -> None:

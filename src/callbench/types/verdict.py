@@ -20,6 +20,7 @@ ReasonCode = Literal[
     "malformed_arguments",
     "not_executed",
     "execution_failed",
+    "unexpected_success",
     "answer_mismatch",
     "round_limit",
     "timeout",

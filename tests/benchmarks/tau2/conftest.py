@@ -69,14 +69,15 @@ UpstreamEval = Callable[..., list[dict[str, Any]]]
 
 @pytest.fixture(scope="session")
 def tau2_upstream_eval(tau2_reference_python: Path) -> UpstreamEval:
-    """Runs upstream_eval.py in the reference venv: ``(results_json, *args) -> [line per simulation]``."""
+    """Runs upstream_eval.py in the reference venv: ``(results_json, *more_or_args) -> [line per
+    simulation]``, several files in one process."""
 
-    def run(results: Path, *extra: str) -> list[dict[str, Any]]:
+    def run(*arguments: Path | str) -> list[dict[str, Any]]:
         done = subprocess.run(
-            [str(tau2_reference_python), str(UPSTREAM_EVAL), str(results), *extra],
+            [str(tau2_reference_python), str(UPSTREAM_EVAL), *map(str, arguments)],
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=900,
             check=False,
         )
         assert done.returncode == 0, f"upstream_eval.py exited {done.returncode}:\n{done.stderr[-4000:]}"

@@ -4,6 +4,7 @@ and conversations end to end over the OpenAI protocol with a scripted agent and 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,12 @@ from callbench.types.conversation import STOP
 pytest.importorskip("tau2.domains.mock.environment")
 
 DOMAINS = ("mock", "airline", "retail", "telecom")
-EVERY = {"mock": 1, "telecom": 3, "airline": 5, "retail": 10}
-"""The tasks each domain's CI runs take (every Nth; the whole splits: docs/conversations.md)."""
+EVERY = {"mock": 1, "telecom": 6, "airline": 10, "retail": 19}
+"""The tasks each domain's CI runs take (every Nth: 9, 19, 5 and 6 tasks). ``CALLBENCH_TAU2_SAMPLE=all``
+takes every task of the splits (about 15 minutes on 2 cores; docs/conversations.md)."""
+if os.environ.get("CALLBENCH_TAU2_SAMPLE") == "all":
+    EVERY = dict.fromkeys(EVERY, 1)
+MODELS = ("oracle", "refuse", "noisy:3")
 ORACLE_GOLD_SHORT = {"tau2:mock:update_task_with_history_and_env_assertions"}
 """Tasks whose gold actions do not reach reward 1 upstream either (a data defect: no gold actions,
 an assertion that needs a write)."""
@@ -53,7 +58,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], ca
     return {
         (domain, model): run(domain, model, out / f"{domain}-{model.replace(':', '_')}")
         for domain in DOMAINS
-        for model in ("oracle", "refuse", "noisy:3")
+        for model in MODELS
     }
 
 
@@ -84,26 +89,43 @@ def test_refuse_scores_0_on_every_task_that_needs_a_write(played: dict, domain: 
             assert not verdict.passed and verdict.applicable, record.key  # never excused as the user's fault
 
 
+@pytest.fixture(scope="module")
+def upstream(
+    played: dict, tau2_upstream_eval: Any, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[tuple[Any, dict[str, Any]]]]:
+    """Every domain's oracle, refuse and noisy trajectories exported as τ² results and scored by the
+    package's own evaluator, all in one process (its import alone takes seconds): per domain, each
+    record with upstream's line."""
+    out = tmp_path_factory.mktemp("tau2-results")
+    paths, exported = [], {}
+    for domain in DOMAINS:
+        suite = load_suite(f"tau2:{domain}")
+        records = [r for model in MODELS for r in played[(domain, model)].records]
+        for index, record in enumerate(records):
+            record.trial = index + 1  # distinct simulation ids in one results file
+        cases = {c.id: c for c in suite.cases}
+        data, skipped = results(domain, "", suite.metadata["tau2_tasks"], cases, records, "oracle")
+        assert skipped == 0
+        paths.append(out / f"{domain}.json")
+        paths[-1].write_text(json.dumps(data))
+        exported[domain] = records
+    lines = {line["simulation_id"]: line for line in tau2_upstream_eval(*paths)}
+    return {
+        domain: [(r, lines[f"{r.key}#{r.trial}"]) for r in records] for domain, records in exported.items()
+    }
+
+
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_the_reward_equals_taus_own_evaluator_on_every_trajectory(
-    played: dict, domain: str, tmp_path: Path, tau2_upstream_eval: Any
+    upstream: dict[str, list[tuple[Any, dict[str, Any]]]], domain: str
 ) -> None:
-    """Oracle, refuse and noisy trajectories exported as τ² results and scored by the package's own
-    evaluator: reward and every component agree; the scorer's replay (no recorded end state) too."""
+    """Reward and every component agree with τ²'s evaluator; the scorer's replay (no recorded end
+    state) too."""
     suite = load_suite(f"tau2:{domain}")
     scorer = Tau2RewardScorer(suite)
     cases = {c.id: c for c in suite.cases}
-    records = [r for model in ("oracle", "refuse", "noisy:3") for r in played[(domain, model)].records]
-    for index, record in enumerate(records):
-        record.trial = index + 1  # distinct simulation ids in one results file
-    data, skipped = results(domain, "", suite.metadata["tau2_tasks"], cases, records, "oracle")
-    assert skipped == 0
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(data))
-    upstream = {line["simulation_id"]: line for line in tau2_upstream_eval(path)}
-    assert len(upstream) == len(records)
-    for record in records:
-        theirs = upstream[f"{record.key}#{record.trial}"]
+    assert upstream[domain]
+    for record, theirs in upstream[domain]:
         ours = record.verdicts["tau2-reward"].details
         if theirs["error"] is not None:  # an assertion whose own lookup raised: τ² stops, callbench fails it
             assert (

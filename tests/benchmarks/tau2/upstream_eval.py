@@ -1,6 +1,7 @@
 """Score a τ² ``Results`` file with τ²-bench's own evaluator: the reference the tests compare with.
 
-Usage: ``<tau2 venv>/bin/python upstream_eval.py RESULTS.json [--domain DOMAIN]``
+Usage: ``<tau2 venv>/bin/python upstream_eval.py RESULTS.json [RESULTS.json ...] [--domain DOMAIN]``
+(several files are scored in one process: the import of the evaluator alone takes seconds)
 
 It runs in the venv built by .ci/background.d/40-tau2-venv.sh (CALLBENCH_TAU2_VENV overrides its
 place), not in callbench's environment: ``tau2.evaluator.evaluator`` imports ``tau2.registry``, which
@@ -105,7 +106,7 @@ def run(results_path: Path, domain: str | None, out: TextIO) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("results", type=Path, help="a tau2 Results JSON file")
+    parser.add_argument("results", type=Path, nargs="+", help="tau2 Results JSON files, scored in order")
     parser.add_argument("--domain", help="the registry domain to evaluate in (default: the file's)")
     args = parser.parse_args(argv)
     out = sys.stdout
@@ -115,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
 
         logger.remove()
         logger.add(sys.stderr, level="ERROR")
-        run(args.results, args.domain, out)
+        for path in args.results:
+            run(path, args.domain, out)
     finally:
         sys.stdout = out
     return 0

