@@ -40,6 +40,7 @@ from callbench.providers.model_proxy import (
     AgentModelProxy,
     AgentModelUnavailable,
     CaseModelRoute,
+    ModelExchange,
     own_keys,
 )
 from callbench.providers.model_tape import FOLDER, MissPolicy, ModelTapes
@@ -48,7 +49,7 @@ from callbench.suites.suite import Suite
 from callbench.types.messages import Usage
 from callbench.types.records import RunHeader
 from callbench.types.textcap import cap_text
-from callbench.types.trace import RoundInfo, Trace
+from callbench.types.trace import RoundInfo, Trace, TraceCall
 
 if TYPE_CHECKING:
     from callbench.harness.cassettes import RunCassette
@@ -217,6 +218,29 @@ def apply_exchanges(trace: Trace, route: CaseModelRoute, limits: Mapping[str, in
     """Make the case's rounds its agent's answered model requests, with the calls that followed each,
     and ``trace.usage`` their tokens; ``False`` (rounds left to the caller) when none was answered.
     The proxy's account of the case goes in ``trace.agent.details["model"]`` either way."""
+    answered = note_model_details(trace, route)
+    if not answered:
+        return False
+    rounds = request_rounds(answered, trace.calls)
+    for n, info in enumerate(rounds):
+        info.index = n + 1
+        info.text, size = cap_text(info.text, limits["reply"])
+        trace.note_truncated(f"rounds[{n}].text", size)
+    by_id = {cid: info.index for info in rounds for cid in info.call_ids}
+    for call in trace.calls:
+        call.round = by_id.get(call.call_id, call.round)
+    trace.rounds = rounds
+    total = Usage()
+    for info in rounds:
+        if info.usage is not None:
+            total = total + info.usage
+    trace.usage = total
+    return True
+
+
+def note_model_details(trace: Trace, route: CaseModelRoute) -> list[ModelExchange]:
+    """Put the proxy's account of the case in ``trace.agent.details["model"]`` (requests, answered and
+    replayed ones, upstream faults, misses, the tape); return the answered requests, in order."""
     answered = [x for x in route.exchanges if x.answered]
     details: dict[str, Any] = {"requests": len(route.exchanges), "answered": len(answered)}
     if any(x.replayed for x in route.exchanges):
@@ -229,10 +253,16 @@ def apply_exchanges(trace: Trace, route: CaseModelRoute, limits: Mapping[str, in
         details["tape"] = route.tape_hash
     if trace.agent is not None:
         trace.agent.details["model"] = details
-    if not answered:
-        return False
+    return answered
+
+
+def request_rounds(exchanges: list[ModelExchange], calls: list[TraceCall]) -> list[RoundInfo]:
+    """One round per answered model request (``agent_request``: tokens, latency, model, finish reason,
+    its text whole), each holding the calls that arrived after it and before the next one; calls made
+    before the first request go in a reconstructed round ahead of them. The caller numbers the rounds,
+    sets each call's round and caps the texts."""
     rounds: list[RoundInfo] = []
-    for exchange in answered:
+    for exchange in exchanges:
         facts = exchange.facts
         info = RoundInfo(index=len(rounds) + 1, started_at=exchange.started_at, agent_request=True)
         info.latency_ms = exchange.latency_ms
@@ -249,12 +279,11 @@ def apply_exchanges(trace: Trace, route: CaseModelRoute, limits: Mapping[str, in
             )
         if exchange.stream:
             info.ttft_ms = exchange.ttft_ms
-        info.text, size = cap_text(facts.text, limits["reply"])
-        trace.note_truncated(f"rounds[{len(rounds)}].text", size)
+        info.text = facts.text
         rounds.append(info)
-    starts = [x.started_at for x in answered]
+    starts = [x.started_at for x in exchanges]
     lead: RoundInfo | None = None
-    for call in trace.calls:  # a call follows the last request the agent sent before it
+    for call in calls:  # a call follows the last request the agent sent before it
         started = call.started_at or 0.0
         after = [i for i, start in enumerate(starts) if start <= started]
         if after:
@@ -266,18 +295,7 @@ def apply_exchanges(trace: Trace, route: CaseModelRoute, limits: Mapping[str, in
         target.call_ids.append(call.call_id)
     if lead is not None:
         rounds.insert(0, lead)
-        for n, info in enumerate(rounds):
-            info.index = n + 1
-    by_id = {cid: info.index for info in rounds for cid in info.call_ids}
-    for call in trace.calls:
-        call.round = by_id.get(call.call_id, call.round)
-    trace.rounds = rounds
-    total = Usage()
-    for info in rounds:
-        if info.usage is not None:
-            total = total + info.usage
-    trace.usage = total
-    return True
+    return rounds
 
 
 def model_fault(trace: Trace, route: CaseModelRoute) -> Exception | None:

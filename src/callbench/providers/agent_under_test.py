@@ -7,8 +7,11 @@ Three forms of ``SPEC``:
 * ``http:URL`` POSTs the request JSON to the user's agent service; the answer is the reply's
   ``"answer"`` field (JSON) or its body (text);
 * ``py:module:function`` awaits ``function(instruction, mcp_url)`` in this process, on an event loop
-  of its own in a thread of its own per case (plus ``system_prompt=``, ``case_id=``, ``workdir=`` for
-  the ones it names as parameters).
+  of its own in a thread of its own per case (plus ``system_prompt=``, ``case_id=``, ``workdir=``,
+  ``messages=``, ``turn=``... for the ones it names as parameters).
+
+In a conversation case the agent is run once per agent turn, with the user's latest turn as the
+instruction and the conversation so far as ``messages`` (:mod:`callbench.harness.agent_episode`).
 
 The agent is the system under test: a crash, a non-zero exit, a hang past the case's time limit or an
 empty answer is a scored outcome (:class:`AgentResult`), never an error record. Only failures that say
@@ -66,6 +69,12 @@ class AgentRequest:
     """With callbench's model proxy on: the case's OpenAI-compatible base URL (``.../case/TOKEN/v1``)."""
     anthropic_url: str | None = None
     """With callbench's model proxy on: the case's Anthropic base URL (``.../case/TOKEN/anthropic``)."""
+    messages: list[dict[str, Any]] | None = None
+    """Conversation cases: the conversation so far, ending with the user turn that is ``instruction``
+    (``role`` ``user``/``assistant``/``tool``; the agent's earlier calls as ``tool_calls`` with what it
+    heard). ``None`` for a single-instruction case (docs/agents.md, "Conversations")."""
+    turn: int | None = None
+    """Conversation cases: the agent's turn, 1 for its first (``None`` for a single-instruction case)."""
 
     def environment(self) -> dict[str, str]:
         """The ``CALLBENCH_*`` variables a ``cmd:`` agent receives (and, with the model proxy on,
@@ -83,6 +92,8 @@ class AgentRequest:
             env.update(CALLBENCH_MODEL_URL=self.model_url, OPENAI_BASE_URL=self.model_url)
         if self.anthropic_url is not None:
             env.update(CALLBENCH_ANTHROPIC_URL=self.anthropic_url, ANTHROPIC_BASE_URL=self.anthropic_url)
+        if self.turn is not None:  # the conversation itself is in the request file (no size limit there)
+            env["CALLBENCH_TURN"] = str(self.turn)
         return env
 
     def to_json(self) -> dict[str, Any]:
@@ -120,7 +131,7 @@ def _answered(answer: str, result: AgentResult) -> AgentResult:
 
 
 class AgentRunner(ABC):
-    """Runs the agent under test for one case."""
+    """Runs the agent under test for one case (once per agent turn of a conversation case)."""
 
     kind: str
 
@@ -176,6 +187,9 @@ class CommandAgent(AgentRunner):
 
     async def run(self, request: AgentRequest, timeout_s: float) -> AgentResult:
         Path(request.workdir).mkdir(parents=True, exist_ok=True)
+        # A conversation runs the agent once per turn in the same folder: a turn that answers on
+        # stdout must not be read the answer file an earlier turn wrote.
+        Path(request.answer_file).unlink(missing_ok=True)
         request_file = Path(request.workdir) / ".callbench-request.json"
         request_file.write_text(json.dumps(request.to_json(), ensure_ascii=False), encoding="utf-8")
         env = {**os.environ, **request.environment(), "CALLBENCH_REQUEST": str(request_file)}
@@ -567,7 +581,7 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
         loop.close()
 
 
-OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir", "model_url", "anthropic_url")
+OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir", "model_url", "anthropic_url", "messages", "turn")
 
 
 def _optional_keywords(function: Callable[..., Any]) -> set[str]:
