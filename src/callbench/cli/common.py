@@ -191,7 +191,7 @@ def print_summary(
 
     ``only``: the scorers/tiers to show (``score --tier X``), all of them when empty or ``all``.
     """
-    from callbench.harness.usage import requests_text
+    from callbench.harness.usage import conversations_text, requests_text
     from callbench.report.serving import serving_lines
 
     summary = only_tiers(as_summary(summary), only)
@@ -220,6 +220,9 @@ def print_summary(
     if summary.n_manual:
         extra.append(f"{summary.n_manual} manual case(s) awaiting review")
     console.print("  " + " · ".join(extra))
+    conversations = conversations_text(usage.conversations if usage is not None else None)
+    if conversations is not None:  # the agent's and the simulated user's tokens apart
+        console.print(f"  tokens {conversations}")
     for line in serving:  # serving faults and run limits, apart from the accuracy figures
         console.print(Text(f"  serving: {line}", style="yellow"))
     if summary.n_error and run_dir is not None:  # say why cases errored (issue 13, item 7)

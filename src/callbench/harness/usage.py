@@ -3,6 +3,8 @@
 Figures come from the usage fields providers return (recorded per round on the trace).
 Cached rounds cost nothing and are left out of latency figures, since no request was sent.
 Prices are optional: a table of USD per million input/output tokens per model name.
+In conversations the simulated user's tokens (kept on its turns) are counted apart from the agent's,
+per conversation (``usage.conversations``); they are never in the run's ``tokens`` or its cost.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from callbench.errors import ConfigError
+from callbench.types.messages import Usage
 from callbench.types.records import CaseRecord
-from callbench.types.summary import RunUsage, TokenCounts
+from callbench.types.summary import ConversationUsage, RunUsage, SideTokens, TokenCounts
 from callbench.types.trace import RoundInfo
 
 PRICES_ENV = "CALLBENCH_PRICES"
@@ -107,6 +110,59 @@ def case_usage(record: CaseRecord) -> dict[str, int]:
     return live
 
 
+def is_conversation(record: CaseRecord) -> bool:
+    """The record is a conversation case's: a user played it (or its user was asked for a turn)."""
+    return record.simulator is not None or record.trace.user_turns is not None
+
+
+def user_usage(record: CaseRecord) -> Usage:
+    """The simulated user's tokens in one conversation: the sum of its turns' usage (a scripted
+    user's turns carry none: zero). Never part of :func:`case_usage`, the agent's tokens."""
+    total = Usage()
+    for turn in record.trace.user_turns or []:
+        if turn.usage is not None:
+            total = total + turn.usage
+    return total
+
+
+class ConversationTally:
+    """:class:`~callbench.types.summary.ConversationUsage` one record at a time: the agent's and the
+    simulated user's input and output tokens over the run's conversations, and who played the user."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.agent = [0, 0]
+        self.user = [0, 0]
+        self.users: set[str] = set()
+
+    def add(self, record: CaseRecord, agent: Mapping[str, int]) -> None:
+        """Count one conversation record; ``agent`` is its :func:`case_usage`."""
+        self.n += 1
+        self.agent[0] += agent["input"]
+        self.agent[1] += agent["output"]
+        user = user_usage(record)
+        self.user[0] += user.input_tokens
+        self.user[1] += user.output_tokens
+        if record.simulator is not None:
+            self.users.add(record.simulator.label)
+
+    def result(self) -> ConversationUsage | None:
+        """The figures, or ``None`` when no conversation was counted."""
+        if not self.n:
+            return None
+        return ConversationUsage(
+            n=self.n, users=sorted(self.users), agent=self._side(self.agent), user=self._side(self.user)
+        )
+
+    def _side(self, tokens: list[int]) -> SideTokens:
+        return SideTokens(
+            input=tokens[0],
+            output=tokens[1],
+            input_per_conversation=tokens[0] / self.n,
+            output_per_conversation=tokens[1] / self.n,
+        )
+
+
 def run_usage(
     records: Iterable[CaseRecord],
     prices: dict[str, Price] | str | Path | None = None,
@@ -143,10 +199,13 @@ class UsageTally:
         self.cases = 0
         self.case_tokens = 0
         self.reported: set[str] = set()
+        self.conversations = ConversationTally()
 
     def add(self, record: CaseRecord) -> None:
         """Count one record (error records too: their requests were paid for)."""
         one = case_usage(record)
+        if is_conversation(record):
+            self.conversations.add(record, one)
         for key, value in one.items():
             self.totals[key] += value
         self.cases += 1
@@ -173,6 +232,9 @@ class UsageTally:
             n_latency=len(self.latencies),
             cost_usd=None,
         )
+        conversations = self.conversations.result()
+        if conversations is not None:  # set only then: summaries of other runs keep their keys
+            usage.conversations = conversations
         name = model or (next(iter(self.reported)) if len(self.reported) == 1 else None)
         entry = price_key(name, prices or {})
         if prices and entry:
@@ -244,6 +306,35 @@ def requests_text(tokens: TokenCounts, counters: Mapping[str, int] | None = None
         if failed:
             text += f" ({failed} given up)"
     return text
+
+
+def conversations_text(conversations: ConversationUsage | None) -> str | None:
+    """The line of tokens per conversation, the agent's and the user's apart (``None`` without
+    conversations, or when neither side used a token: a built-in agent with a scripted user).
+
+    ``per conversation (n=3): agent 1,200 input + 80 output tokens; user (scripted): no model, 0 tokens``
+    or ``...; simulated user (openai:m~t0~s7~3f2a9c1b): 900 input + 40 output tokens``.
+    """
+    if conversations is None:
+        return None
+    agent, user = conversations.agent, conversations.user
+    if not (agent.input or agent.output or user.input or user.output):
+        return None
+    text = (
+        f"per conversation (n={conversations.n}): agent {_mean_tokens(agent.input_per_conversation)} input + "
+        f"{_mean_tokens(agent.output_per_conversation)} output tokens; "
+    )
+    if conversations.users == ["scripted"]:
+        return text + "user (scripted): no model, 0 tokens"
+    return text + (
+        f"simulated user ({', '.join(conversations.users) or 'unknown'}): "
+        f"{_mean_tokens(user.input_per_conversation)} input + {_mean_tokens(user.output_per_conversation)} "
+        "output tokens"
+    )
+
+
+def _mean_tokens(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 def _plural(n: int) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 from callbench.errors import PoolingError
 from callbench.harness.runfolder import RunFolder
 from callbench.harness.tool_isolation import isolation_entries, isolation_line
-from callbench.harness.usage import UsageTally
+from callbench.harness.usage import UsageTally, conversations_text
 from callbench.stats import compare_runs, harness_mode, record_view, strata
 from callbench.types.manifest import ToolSourceManifest, diff_manifests
 from callbench.types.records import CaseRecord
@@ -329,7 +329,7 @@ def cost_rows(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None = None
     out = []
     for index, run in enumerate(runs):
         usage, source = usage_of(run, None if facts is None else facts[index])
-        tokens = usage.tokens
+        tokens, conv = usage.tokens, usage.conversations
         missing: dict[str, str] = {}
         has_tokens = tokens.input + tokens.output + tokens.reasoning + tokens.cached_input > 0
         if not has_tokens:
@@ -360,6 +360,9 @@ def cost_rows(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None = None
                 "cost_usd": usage.cost_usd,
                 "price_model": usage.price_model,
                 "missing": missing,
+                # conversation runs: tokens per conversation, the agent's and the user's apart
+                "conversations": None if conv is None else conv.model_dump(mode="json"),
+                "conversations_text": conversations_text(conv),
             }
         )
     return out
@@ -751,7 +754,8 @@ def _cost_table(usage: Sequence[Mapping[str, Any]]) -> Table:
         )
     columns = ["Run", "Input tokens", "Output", "Reasoning", "Cached input", "Requests"]
     columns += ["Latency p50 (ms)", "Latency p95 (ms)", "Cost (USD)"]
-    return Table(title="Cost and speed", columns=columns, rows=rows)
+    notes = [f"{u['label']}: tokens {u['conversations_text']}" for u in usage if u.get("conversations_text")]
+    return Table(title="Cost and speed", columns=columns, rows=rows, notes=notes)
 
 
 def _config_table(config: Sequence[Mapping[str, Any]], warnings: list[str]) -> Table:

@@ -172,6 +172,32 @@ class TokenCounts(BaseModel):
     cache_hits: int = 0
 
 
+class SideTokens(BaseModel):
+    """One side of a run's conversations (the agent, or the simulated user): its tokens in all of them,
+    and the mean per conversation."""
+
+    input: int = 0
+    output: int = 0
+    input_per_conversation: float = 0.0
+    output_per_conversation: float = 0.0
+
+
+class ConversationUsage(BaseModel):
+    """Tokens per conversation, the agent's and the simulated user's apart (``usage.conversations``,
+    set only for runs with conversation cases). The user's tokens are never in the agent's, nor in
+    the run's ``tokens``."""
+
+    n: int = 0
+    """Conversation records counted (error records too: their requests were paid for)."""
+    users: list[str] = Field(default_factory=list)
+    """Who played the user (:attr:`~callbench.types.conversation.SimulatorInfo.label`): ``scripted``
+    (no model, no tokens) or the simulated user's model, temperature, seed and prompt hash."""
+    agent: SideTokens = Field(default_factory=SideTokens)
+    """The agent's live requests (cached rounds left out, as in the run's ``tokens``)."""
+    user: SideTokens = Field(default_factory=SideTokens)
+    """The simulated user's requests, as its turns recorded them (``trace.user_turns[].usage``)."""
+
+
 class RunUsage(BaseModel):
     """Tokens, latency of live requests and the estimated cost of a run."""
 
@@ -183,6 +209,8 @@ class RunUsage(BaseModel):
     cost_usd: float | None = None
     price_model: str | None = None
     """The price-table entry the cost was estimated with (set only when it was)."""
+    conversations: ConversationUsage | None = None
+    """Tokens per conversation, agent and simulated user apart (set only for runs with conversations)."""
 
 
 @dataclass(frozen=True)

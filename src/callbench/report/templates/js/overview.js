@@ -245,7 +245,10 @@ function renderCost() {
   });
   const t = table(["Run", "Input tokens", "Output tokens", "Reasoning", "Cached input", "Requests", "Latency p50 (ms)", "Latency p95 (ms)", "Cost (USD)", "Source"], rows);
   t.setAttribute("data-export", "cost-speed");
-  document.getElementById("cost").replaceChildren(t);
+  // conversation runs: the agent's and the simulated user's tokens per conversation, apart
+  const conversations = (DATA.usage || []).filter((u) => u.conversations_text).map((u) =>
+    el("p", { class: "note", "data-testid": "conversation-tokens", "data-run": DATA.runs[u.run] ? DATA.runs[u.run].id : "", text: `${u.label}: tokens ${u.conversations_text}` }));
+  document.getElementById("cost").replaceChildren(t, ...conversations);
 }
 
 // ---- what was run --------------------------------------------------------------------------
