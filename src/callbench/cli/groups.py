@@ -6,7 +6,7 @@ import typer
 
 GROUP_HELP = {
     "export": "Write a stored run in another benchmark tool's format.",
-    "import": "Convert other benchmarks' data into callbench suites.",
+    "import": "Convert other benchmarks' data into callbench suites, or their results into runs.",
     "generate": "Generate benchmark tasks (contamination-free, at evaluation time).",
     "data": "Fetch data sets that suites read with --data.",
 }

