@@ -28,7 +28,8 @@ The names, by group (``__all__`` keeps the same order):
   plain HTTP endpoints.
 * **Scorers** — judging a trace (verdicts, reasons, traces, records) and the run-level figures of
   ``Scorer.aggregate`` (``Aggregate`` and its display ``Table``), with the interval estimators the
-  core's own figures use, so a plugin's figures are computed the same way.
+  core's own figures use, so a plugin's figures are computed the same way; for an LLM judge of a
+  scorer's, ``parse_json_object`` reads its reply and ``JudgeCache`` keeps its verdicts.
 * **Providers** — a model or built-in agent of a plugin's own: the provider contract, what it is
   asked with and answers, and the error its infrastructure failures raise.
 * **Errors and helpers** — the errors a plugin raises for a user's mistake (one line, no traceback)
@@ -62,6 +63,7 @@ from callbench.executors.http_tools import HttpExecutor
 from callbench.executors.python import PythonExecutor
 from callbench.providers.base import Provider
 from callbench.scoring.base import Scorer
+from callbench.scoring.judging import JudgeCache, parse_json_object
 from callbench.stats import DEFAULT_SEED, Interval, accuracy_interval, bootstrap_interval, paired_comparison
 from callbench.suites.loader import read_cases
 from callbench.suites.suite import DEFAULT_TIERS, Suite
@@ -136,6 +138,8 @@ __all__ = [
     "bootstrap_interval",
     "paired_comparison",
     "DEFAULT_SEED",
+    "JudgeCache",
+    "parse_json_object",
     # Providers
     "Provider",
     "GenerationSettings",

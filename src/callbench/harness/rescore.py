@@ -50,8 +50,11 @@ def _rescore_locked(run_dir: Path, header: Any, tiers: tuple[str, ...], data: st
     set_aside_torn_tail(Path(run_dir), why="re-scoring")
     records = read_records(run_dir)
     suites = {}
+    # The suite is rebuilt as the run built it: its --option values (a τ² split, a judge) included.
+    options = dict(header.options.get("suite_options") or {})
+    registry = header.options.get("registry")
     for info in header.suites:
-        suite = load_suite(info.spec, data=data or info.data)
+        suite = load_suite(info.spec, data=data or info.data, registry=registry, **options)
         suites[info.name] = (suite, {c.key: c for c in suite.cases}, build_scorers(suite, tiers))
     updated = asyncio.run(_rescore_all(records, suites))  # one event loop for every record
     rewrite_records(run_dir, updated)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,14 @@ from typing import Any
 from callbench.benchmarks.complexfuncbench.data import CfbSample
 from callbench.benchmarks.complexfuncbench.definitions import GoldCall, PredCall
 from callbench.benchmarks.complexfuncbench.engine import CallResult, Episode, JudgeLookup
-from callbench.plugin import GenerationSettings, Message, ProviderError, sha256_of
+from callbench.plugin import (
+    GenerationSettings,
+    JudgeCache,
+    Message,
+    ProviderError,
+    parse_json_object,
+    sha256_of,
+)
 
 CALL_SYSTEM = """You decide whether two function calls made for the same user request are equivalent:
 would the function, given either call, return the same information for this request?
@@ -49,44 +55,13 @@ PROMPT_HASH = sha256_of(
 """Recorded with every judged verdict; changing any prompt changes it (and invalidates the cache)."""
 
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=512, tool_choice="none")
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
-def parse_json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in a judge reply (code fences and chatter around it are ignored)."""
-    match = _JSON_OBJECT.search(text or "")
-    if not match:
-        return None
-    try:
-        value = json.loads(match.group(0))
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-class VerdictCache:
-    """Judge verdicts by hash, in memory and optionally appended to ``<folder>/complexeval-judge.jsonl``."""
+class VerdictCache(JudgeCache):
+    """ComplexEval's judge verdicts, in memory and optionally in ``<folder>/complexeval-judge.jsonl``."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        self.path = Path(folder) / "complexeval-judge.jsonl" if folder else None
-        self.entries: dict[str, Any] = {}
-        if self.path and self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                try:
-                    row = json.loads(line)
-                    self.entries[row["key"]] = row["value"]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue  # a torn line from an interrupted run: that verdict is asked again
-
-    def get(self, key: str) -> Any:
-        return self.entries.get(key)
-
-    def put(self, key: str, value: Any) -> None:
-        self.entries[key] = value
-        if self.path:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"key": key, "value": value}, ensure_ascii=False) + "\n")
+        super().__init__(folder, "complexeval-judge.jsonl")
 
 
 class Judge:

