@@ -3,7 +3,8 @@ answers appears, as a whole word, in the last message of the model's that is not
 
 Both sides are standardised as BFCL does before the search: the characters ``, . / - _ * ^ ( )``
 removed, lower-cased, single quotes turned into double quotes; the answer is then searched between
-word boundaries (so "april 1 2024" matches "April 1, 2024", but not "April 1,2024", which reads "april 12024").
+word boundaries (so "april 1 2024" matches "April 1, 2024", but not "April 1,2024", which reads
+"april 12024").
 """
 
 from __future__ import annotations
