@@ -492,6 +492,60 @@ def statistics_summary(records: Iterable[Any]) -> dict[str, Any]:
     }
 
 
+ALPHA = 0.05
+"""Significance level of every comparison (two-sided), matching the 95% intervals shown."""
+MIN_BOOTSTRAP_N = 30
+"""Below this many shared cases the paired bootstrap is not used to decide: its interval of a mean of
+-1/0/+1 differences is coarse and can be degenerate (three cases A fails and B passes give the
+interval −100 – −100), so the exact McNemar (sign) test on the discordant cases decides instead."""
+
+
+def smallest_mcnemar_p(n: int) -> float:
+    """The smallest two-sided p-value an exact McNemar test on ``n`` paired cases can reach (all
+    ``n`` discordant, one way)."""
+    return min(1.0, 2 * 0.5**n) if n > 0 else 1.0
+
+
+def declared_test(n: int, only_a: int, only_b: int, mcnemar_p: float, difference: Interval) -> dict[str, Any]:
+    """The one test that decides a paired comparison, and what it decides.
+
+    * fewer shared cases than it takes any outcome to reach p < :data:`ALPHA` (five or fewer):
+      ``rankable`` False, "too few shared cases to rank";
+    * under :data:`MIN_BOOTSTRAP_N` shared cases: exact McNemar on the discordant cases,
+      significant when p < ALPHA;
+    * from :data:`MIN_BOOTSTRAP_N` on: the paired bootstrap, significant when its 95% interval of
+      A − B excludes 0.
+
+    Returns ``test`` (``mcnemar-exact`` or ``paired-bootstrap``), ``rankable``, ``significant``,
+    ``better`` (``"a"``, ``"b"`` or ``None``) and ``decision`` (one line saying why)."""
+    if smallest_mcnemar_p(n) >= ALPHA:
+        return {
+            "test": "mcnemar-exact",
+            "rankable": False,
+            "significant": False,
+            "better": None,
+            "decision": f"too few shared cases to rank (n={n}: no outcome reaches p < {ALPHA:g})",
+        }
+    if n < MIN_BOOTSTRAP_N:
+        significant = mcnemar_p < ALPHA and only_a != only_b
+        better = ("a" if only_a > only_b else "b") if significant else None
+        why = f"exact McNemar p = {mcnemar_p:.3g} ({only_a} / {only_b} discordant)"
+        test = "mcnemar-exact"
+    else:
+        significant = difference.low > 0 or difference.high < 0
+        better = ("a" if difference.low > 0 else "b") if significant else None
+        why = f"paired bootstrap 95% interval {100 * difference.low:.1f} – {100 * difference.high:.1f} pts"
+        test = "paired-bootstrap"
+    verdict = f"{better.upper()} better" if better else "no significant difference"
+    return {
+        "test": test,
+        "rankable": True,
+        "significant": significant,
+        "better": better,
+        "decision": f"{verdict}: {why}",
+    }
+
+
 def compare_runs(
     a: Sequence[Record], b: Sequence[Record], tier: str, *, resamples: int = DEFAULT_RESAMPLES
 ) -> dict[str, Any]:
@@ -513,18 +567,25 @@ def compare_runs(
     diffs = [rate_a[k] - rate_b[k] for k in shared]
     templates = _templates(a)
     interval = bootstrap_interval(diffs, [templates.get(k, k) for k in shared], resamples=resamples)
+    difference = Interval(interval.estimate, interval.low, interval.high, "paired-" + interval.method)
     result = cmp.as_dict()
     result.update(
         tier=tier,
         harness_mode=mode_a,
         accuracy_a=_mean(rate_a[k] for k in shared),
         accuracy_b=_mean(rate_b[k] for k in shared),
-        difference=Interval(
-            interval.estimate, interval.low, interval.high, "paired-" + interval.method
-        ).as_dict(),
+        difference=difference.as_dict(),
         disagreeing=[k for k in shared if (rate_a[k] >= 0.5) != (rate_b[k] >= 0.5)],
+        # Cases a run has only error records for: out of the pairing, said so beside every comparison.
+        errors_a=len(_lost_to_errors(a) - set(rate_a)),
+        errors_b=len(_lost_to_errors(b) - set(rate_b)),
+        **declared_test(cmp.n, cmp.only_a, cmp.only_b, cmp.mcnemar_p, difference),
     )
     return result
+
+
+def _lost_to_errors(records: Sequence[Record]) -> set[str]:
+    return {case_key(rec) for rec in records if rec.get("status") == "error"}
 
 
 def _case_rates(records: Sequence[Record], tier: str) -> dict[str, float]:

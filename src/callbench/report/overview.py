@@ -8,9 +8,10 @@ the page script (``templates/js/overview.js``) only lays them out.
   order (strictest first), then other pass-criterion scorers by name, then the diagnostic scorers
   (``run.json`` → ``diagnostic_scorers``) by name, shown apart.
 * **Leaderboard ranks** (:func:`leaderboard`): within each (tier, harness mode), a run's rank is
-  1 + the number of runs *significantly* better — by the paired comparison's 95% interval of the
-  difference when the runs share cases, by non-overlapping 95% intervals when they share none.
-  Runs no test separates share a rank (shown as ``=2``).
+  1 + the number of runs *significantly* better — by the paired comparison's declared test
+  (:func:`callbench.stats.declared_test`) when the runs share cases, by non-overlapping 95%
+  intervals when they share none. Runs no test separates share a rank (shown as ``=2``); a run with
+  a pair too small for any test to decide gets no rank ("too few shared cases to rank").
 * **Pairing** (:func:`case_identity`): records of two runs are paired by the case's content (its
   instruction and expected steps), not by its key, so a case run under two suite aliases
   (``genomics:simple/x`` and ``genomics-simple:x``) is compared with itself.
@@ -37,10 +38,14 @@ from callbench.types.summary import RunUsage, Statistics, Table
 from callbench.types.verdict import TIERS
 
 RANK_RULE = (
-    "Rank = 1 + the number of runs significantly better in the same tier and harness mode "
-    "(paired 95% interval of A − B excludes 0 on shared cases; without shared cases, 95% "
-    "intervals that do not overlap). Runs no test separates share a rank (=2)."
+    "Rank = 1 + the number of runs significantly better in the same tier and harness mode, by one "
+    "declared test per pair: on fewer than 30 shared cases the exact McNemar test (p < 0.05), from 30 "
+    "on the paired bootstrap (its 95% interval of A − B excludes 0); without shared cases, 95% "
+    "intervals that do not overlap. Runs no test separates share a rank (=2); a run that shares only "
+    "1–5 cases with another is not ranked (too few shared cases to rank). Pairs leave out the cases "
+    "either run lost to error records."
 )
+TOO_FEW = "too few shared cases to rank"
 BUILTIN_AGENTS = {"oracle", "baseline", "refuse", "noisy", "planner"}
 """Built-in agents (``run.json`` → ``provider.provider``): they call no model, so they have no tokens."""
 
@@ -179,7 +184,8 @@ def comparisons(
 
     Records are paired by :func:`case_identity`. Each comparison has the keys of
     :func:`callbench.stats.compare_runs` (``disagreeing`` lists run A's keys), plus ``a_index``,
-    ``b_index``, ``significant`` (the interval of A − B excludes 0) and ``disagreeing_cases``:
+    ``b_index``, the declared test's fields (``test``, ``rankable``, ``significant``, ``better``,
+    ``decision``; :func:`callbench.stats.declared_test`), ``errors_a``/``errors_b`` and ``disagreeing_cases``:
     ``{a_key, b_key, winner}`` with ``winner`` ``"a"`` or ``"b"``, the side that passed.
 
     Pairs that cannot be compared get a line in ``notes`` (when given) saying why. ``facts``: the
@@ -233,12 +239,7 @@ def _annotate(
         for k in cmp["disagreeing"]
     ]
     cases.sort(key=lambda c: (c["a_key"], c["b_key"]))  # identities are hashes: show keys in order
-    diff = cmp["difference"]
-    return cmp | {
-        "disagreeing": [c["a_key"] for c in cases],
-        "disagreeing_cases": cases,
-        "significant": bool(diff["low"] > 0 or diff["high"] < 0),
-    }
+    return cmp | {"disagreeing": [c["a_key"] for c in cases], "disagreeing_cases": cases}
 
 
 # ---- leaderboard ----------------------------------------------------------------------------
@@ -251,11 +252,14 @@ def _better(
     i, j = x["run"], y["run"]
     cmp = pairs.get((i, j)) or pairs.get((j, i))
     if cmp is not None and cmp["n"]:
-        diff = cmp["difference"]
-        sign = 1 if cmp["a_index"] == i else -1
-        low, high = sorted((sign * diff["low"], sign * diff["high"]))
-        return bool(low > 0)
+        side = "a" if cmp["a_index"] == i else "b"
+        return bool(cmp["significant"] and cmp["better"] == side)  # the pair's declared test
     return bool(x["low"] > y["high"])  # no shared case: intervals apart
+
+
+def _unrankable(x: Mapping[str, Any], pairs: Mapping[tuple[int, int], dict[str, Any]]) -> bool:
+    """Whether run row ``x`` has a pair no test can decide (too few shared cases)."""
+    return any(x["run"] in key and cmp["n"] and not cmp["rankable"] for key, cmp in pairs.items())
 
 
 def leaderboard(
@@ -295,14 +299,21 @@ def leaderboard(
     for (tier, mode), members in sorted(groups.items(), key=lambda g: (order.get(g[0][0], 99), g[0])):
         local = {(i, j): c for (i, j, t, m), c in by_pair.items() if t == tier and m == mode}
         for row in members:
-            row["rank"] = 1 + sum(_better(other, row, local) for other in members if other is not row)
+            unrankable = _unrankable(row, local)
+            row["rank"] = (
+                None if unrankable else 1 + sum(_better(o, row, local) for o in members if o is not row)
+            )
         counts: dict[int, int] = defaultdict(int)
         for row in members:
-            counts[row["rank"]] += 1
+            if row["rank"] is not None:
+                counts[row["rank"]] += 1
         for row in members:
-            row["tied"] = counts[row["rank"]] > 1
-            row["rank_text"] = ("=" if row["tied"] else "") + str(row["rank"])
-        rows += sorted(members, key=lambda r: (r["rank"], -r["accuracy"], r["label"]))
+            row["tied"] = row["rank"] is not None and counts[row["rank"]] > 1
+            row["rank_text"] = (
+                TOO_FEW if row["rank"] is None else ("=" if row["tied"] else "") + str(row["rank"])
+            )
+        unranked_last = len(members) + 1
+        rows += sorted(members, key=lambda r: (r["rank"] or unranked_last, -r["accuracy"], r["label"]))
     return rows
 
 
@@ -723,14 +734,19 @@ def _comparison_table(data: dict[str, Any]) -> Table:
                 str(c["n"]),
                 f"{100 * d['estimate']:+.1f}",
                 f"{100 * d['low']:.1f} – {100 * d['high']:.1f}",
-                "yes" if c["significant"] else "not significant",
+                c["decision"],
                 f"{c['mcnemar_p']:.3g}",
                 f"{c['only_a']} / {c['only_b']}",
+                f"{c['errors_a']} / {c['errors_b']}",
             ]
         )
     columns = ["A", "B", "Tier", "Harness mode", "Shared cases", "A − B (pts)", "95% CI (pts)"]
-    columns += ["Significant", "McNemar p", "only A / only B"]
-    notes = ["A − B on the cases both runs completed (paired by instruction and expected steps)."]
+    columns += ["Decision (declared test)", "McNemar p", "only A / only B", "lost to errors A / B"]
+    notes = [
+        "A − B on the cases both runs completed (paired by instruction and expected steps); cases "
+        "either run lost to error records are left out of the pair.",
+        RANK_RULE,
+    ]
     return Table(title="Paired comparisons", columns=columns, rows=rows, notes=notes + data["notes"])
 
 

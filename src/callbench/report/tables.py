@@ -340,7 +340,10 @@ def leaderboard_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
         for row in stratum_rows(run, categories=False):
             ranked = ranks[(index, row["tier"], row["harness_mode"])]
             rows.append(row | {key: ranked[key] for key in ("rank", "tied", "rank_text")})
-    rows.sort(key=lambda r: (r["tier"], r["harness_mode"], r["rank"], -(r["accuracy"] or 0.0)))
+    unranked_last = len(runs) + 1
+    rows.sort(
+        key=lambda r: (r["tier"], r["harness_mode"], r["rank"] or unranked_last, -(r["accuracy"] or 0.0))
+    )
     return rows
 
 
@@ -354,6 +357,8 @@ PAIR_COLUMNS = [
     ("diff_ci", "95% CI (pts)"),
     ("mcnemar_p", "McNemar p"),
     ("discordant", "only A / only B"),
+    ("decision", "Decision (declared test)"),
+    ("lost", "Lost to errors A / B"),
 ]
 
 
@@ -377,6 +382,12 @@ def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
                 "only_a": c["only_a"],
                 "only_b": c["only_b"],
                 "discordant": f"{c['only_a']} / {c['only_b']}",
+                "test": c["test"],
+                "significant": c["significant"],
+                "decision": c["decision"],
+                "errors_a": c["errors_a"],
+                "errors_b": c["errors_b"],
+                "lost": f"{c['errors_a']} / {c['errors_b']}",
                 "disagreeing": " ".join(c["disagreeing"]),
             }
         )
@@ -405,6 +416,11 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
                 "mcnemar_p",
                 "only_a",
                 "only_b",
+                "test",
+                "significant",
+                "decision",
+                "errors_a",
+                "errors_b",
                 "disagreeing",
             ]
             text += "\n" + to_csv(pair, cols)
