@@ -580,8 +580,52 @@ def compare_runs(
         errors_a=len(_lost_to_errors(a) - set(rate_a)),
         errors_b=len(_lost_to_errors(b) - set(rate_b)),
         **declared_test(cmp.n, cmp.only_a, cmp.only_b, cmp.mcnemar_p, difference),
+        **sensitivity(case_outcomes(a, tier), case_outcomes(b, tier), shared),
     )
     return result
+
+
+def sensitivity(
+    outcomes_a: Mapping[str, Sequence[bool]], outcomes_b: Mapping[str, Sequence[bool]], shared: Sequence[str]
+) -> dict[str, Any]:
+    """What a paired comparison could have seen, printed beside its difference: ``mde``, the minimum
+    detectable effect (the true difference its test finds 80% of the time at α = 0.05, from the
+    observed spread of the per-case differences), and ``noise_floor``, the difference two runs of
+    the same configuration show by chance (95%), from the cases' trials (``None`` without two trials
+    per case on both sides, which ``noise_floor_note`` says)."""
+    from callbench.power import minimum_detectable_effect, noise_floor
+
+    n = len(shared)
+    diffs = [_rate(outcomes_a[k]) - _rate(outcomes_b[k]) for k in shared]
+    mean = sum(diffs) / n if n else 0.0
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    out: dict[str, Any] = {"mde": minimum_detectable_effect(variance, n), "noise_floor": None}
+    if n and all(len(outcomes_a[k]) > 1 and len(outcomes_b[k]) > 1 for k in shared):
+        noise = sum(_trial_noise(outcomes_a[k]) + _trial_noise(outcomes_b[k]) for k in shared) / n
+        out["noise_floor"] = noise_floor(noise, n)
+        out["noise_floor_note"] = "from the cases' trials"
+    else:
+        out["noise_floor_note"] = "needs --trials 2 or more on both runs"
+    return out
+
+
+def _rate(trials: Sequence[bool]) -> float:
+    return sum(trials) / len(trials)
+
+
+def _trial_noise(trials: Sequence[bool]) -> float:
+    """The variance the trials put into a case's rate: p(1 − p) / (k − 1), unbiased over k trials."""
+    k, rate = len(trials), _rate(trials)
+    return rate * (1 - rate) / (k - 1)
+
+
+def case_outcomes(records: Sequence[Record], tier: str) -> dict[str, list[bool]]:
+    """Each case's pass/fail per completed trial of ``tier`` (error records left out)."""
+    outcomes: dict[str, list[bool]] = defaultdict(list)
+    for rec in records:
+        if rec.get("status") != "error":
+            outcomes[case_key(rec)].append(passed(rec, tier))
+    return dict(outcomes)
 
 
 def _lost_to_errors(records: Sequence[Record]) -> set[str]:
@@ -589,11 +633,7 @@ def _lost_to_errors(records: Sequence[Record]) -> set[str]:
 
 
 def _case_rates(records: Sequence[Record], tier: str) -> dict[str, float]:
-    outcomes: dict[str, list[bool]] = defaultdict(list)
-    for rec in records:
-        if rec.get("status") != "error":
-            outcomes[case_key(rec)].append(passed(rec, tier))
-    return {k: sum(v) / len(v) for k, v in outcomes.items()}
+    return {k: _rate(v) for k, v in case_outcomes(records, tier).items()}
 
 
 def _templates(records: Sequence[Record]) -> dict[str, str]:

@@ -737,11 +737,14 @@ def _comparison_table(data: dict[str, Any]) -> Table:
                 c["decision"],
                 f"{c['mcnemar_p']:.3g}",
                 f"{c['only_a']} / {c['only_b']}",
+                "—" if c["mde"] is None else f"{100 * c['mde']:.1f}",
+                "—" if c["noise_floor"] is None else f"±{100 * c['noise_floor']:.1f}",
                 f"{c['errors_a']} / {c['errors_b']}",
             ]
         )
     columns = ["A", "B", "Tier", "Harness mode", "Shared cases", "A − B (pts)", "95% CI (pts)"]
-    columns += ["Decision (declared test)", "McNemar p", "only A / only B", "lost to errors A / B"]
+    columns += ["Decision (declared test)", "McNemar p", "only A / only B", "Detectable (pts, 80% power)"]
+    columns += ["Noise floor (pts)", "lost to errors A / B"]
     notes = [
         "A − B on the cases both runs completed (paired by instruction and expected steps); cases "
         "either run lost to error records are left out of the pair.",

@@ -358,6 +358,8 @@ PAIR_COLUMNS = [
     ("mcnemar_p", "McNemar p"),
     ("discordant", "only A / only B"),
     ("decision", "Decision (declared test)"),
+    ("mde_pts", "Detectable (pts, 80% power)"),
+    ("noise_pts", "Noise floor (pts)"),
     ("lost", "Lost to errors A / B"),
 ]
 
@@ -388,6 +390,10 @@ def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
                 "errors_a": c["errors_a"],
                 "errors_b": c["errors_b"],
                 "lost": f"{c['errors_a']} / {c['errors_b']}",
+                "mde": c["mde"],
+                "noise_floor": c["noise_floor"],
+                "mde_pts": "—" if c["mde"] is None else tenths(100 * c["mde"]),
+                "noise_pts": "—" if c["noise_floor"] is None else f"±{tenths(100 * c['noise_floor'])}",
                 "disagreeing": " ".join(c["disagreeing"]),
             }
         )
@@ -421,6 +427,8 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
                 "decision",
                 "errors_a",
                 "errors_b",
+                "mde",
+                "noise_floor",
                 "disagreeing",
             ]
             text += "\n" + to_csv(pair, cols)

@@ -189,10 +189,13 @@ function renderComparisons() {
       el("td", { class: "diff num " + (sig ? (d.estimate >= 0 ? "good" : "bad-text") : "neutral"), "data-testid": "diff", text: `${signedPts(d.estimate)} pts${sig ? "" : " (not significant)"}` }),
       el("td", { class: "num", text: `${(100 * d.low).toFixed(1)} – ${(100 * d.high).toFixed(1)}` }),
       el("td", { class: "num", text: Number(c.mcnemar_p).toPrecision(3) }), el("td", { class: "num", text: `${c.only_a} / ${c.only_b}` }),
-      el("td", { "data-testid": "decision", text: c.decision || "" }), el("td", { class: "num", text: `${c.errors_a ?? 0} / ${c.errors_b ?? 0}` }),
+      el("td", { "data-testid": "decision", text: c.decision || "" }),
+      el("td", { class: "num", "data-testid": "mde", text: c.mde == null ? "—" : (100 * c.mde).toFixed(1) }),
+      el("td", { class: "num", "data-testid": "noise-floor", title: c.noise_floor_note || "", text: c.noise_floor == null ? "—" : `±${(100 * c.noise_floor).toFixed(1)}` }),
+      el("td", { class: "num", text: `${c.errors_a ?? 0} / ${c.errors_b ?? 0}` }),
       el("td", { class: "picks" }, cases.slice(0, SHOWN).map((x) => caseButton(c, x)), more));
   });
-  const t = table(["A", "B", "Tier", "Mode", "Shared cases", "A − B", "95% CI", "McNemar p", "only A / only B", "Decision (declared test)", "Lost to errors A / B", "Disagreeing cases"], crow);
+  const t = table(["A", "B", "Tier", "Mode", "Shared cases", "A − B", "95% CI", "McNemar p", "only A / only B", "Decision (declared test)", "Detectable (pts, 80% power)", "Noise floor (pts)", "Lost to errors A / B", "Disagreeing cases"], crow);
   t.setAttribute("data-export", "paired-comparisons");
   document.getElementById("comparisons").replaceChildren(t,
     ...(DATA.notes || []).map((n) => el("p", { class: "note warn-note", "data-testid": "comparison-note", text: n })));
