@@ -134,17 +134,20 @@ def test_an_unparsable_judge_finds_nothing_and_is_flagged(tmp_path: Path) -> Non
 
 
 def test_a_judge_outage_is_an_error_record_not_the_agents_failure(tmp_path: Path) -> None:
+    from callbench.benchmarks.tau2 import judge as judge_module
+    from callbench.providers.model import Model, ModelOptions, RetryPolicy, make_provider
+
     ids = write_tasks()[:1]
     judge, simulator = Judge(json.dumps(CLEAN)), Simulator()
     with ProtocolServer(simulator) as user_server, ProtocolServer(judge) as judge_server:
         judge_server.fault_rule = lambda api, body: Fault("500")
-        result = run(
-            tmp_path / "run",
-            ids,
-            user=f"openai:sim@{user_server.url}",
-            judge=f"openai:judge@{judge_server.url}",
-            max_retries=0,
+        spec = f"openai:judge@{judge_server.url}"
+        # The judge's own retries (six, with back-off, by default), made quick for the test.
+        quick = ModelOptions(retry=RetryPolicy(max_retries=1, base_delay_s=0.01))
+        judge_module._SHARED[(spec, "")] = judge_module.AuditJudge(
+            Model(make_provider(spec), options=quick), label=spec
         )
+        result = run(tmp_path / "run", ids, user=f"openai:sim@{user_server.url}", judge=spec, max_retries=0)
     [record] = result.records
     assert record.status == "error" and record.error is not None
     assert record.error.type.startswith("scorer:")
