@@ -15,6 +15,9 @@ summaries and the cache key unchanged).
 In issue 33 a record began to store its final text once: ``"final_text": null`` when it is the last
 round's text, read back from there. The digests are of each line with that copy written out again
 (:data:`~callbench.types.trace.KEEP_COPIES`), which gives the old bytes: all record digests matched.
+In issue 31 the ``http-live`` summary digest alone was re-written: its usage gained ``cost_missing``
+(why a run has no cost: its model has no price-table entry); with that key taken out the summary's
+digest equals the old one, and every record line, request and the other summaries are unchanged.
 """
 
 from __future__ import annotations
