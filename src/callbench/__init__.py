@@ -3,7 +3,7 @@
 The public API mirrors the CLI: :func:`evaluate` (``callbench run``; :func:`run` is its friendly
 alias with flat keywords) with the option groups :class:`Selection`, :class:`EngineLimits`,
 :class:`GenerationSettings` and :class:`Output`; :func:`score_run` (``callbench score``),
-:func:`load_suite` and :func:`load_records`.
+:func:`load_suite`, and :func:`load_runs`, :func:`load_records`, :func:`load_verdicts` (data frames).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "load_records",
+    "load_runs",
     "load_suite",
+    "load_verdicts",
     "run",
     "run_async",
     "score_run",
@@ -36,6 +38,8 @@ _LAZY = {
     "run_async": "callbench.api",
     "score_run": "callbench.api",
     "load_records": "callbench.api",
+    "load_runs": "callbench.api",
+    "load_verdicts": "callbench.api",
     "load_suite": "callbench.suites.resolve",
     "Selection": "callbench.harness.config",
     "EngineLimits": "callbench.harness.config",
@@ -44,7 +48,16 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from callbench.api import evaluate, evaluate_async, load_records, run, run_async, score_run
+    from callbench.api import (
+        evaluate,
+        evaluate_async,
+        load_records,
+        load_runs,
+        load_verdicts,
+        run,
+        run_async,
+        score_run,
+    )
     from callbench.harness.config import EngineLimits, Output, Selection
     from callbench.suites.resolve import load_suite
     from callbench.types.messages import GenerationSettings

@@ -39,6 +39,8 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "load_records",
+    "load_runs",
+    "load_verdicts",
     "run",
     "run_async",
     "score_run",
@@ -149,6 +151,7 @@ class RunOptions(TypedDict, total=False):
     replay: str | Path | None
     replay_miss: Literal["strict", "live", "model-visible"]
     agent_model_proxy: str | Mapping[str, str]
+    agent_otel: bool
     tools_isolation: Literal["case", "run", "shared"] | None
     user_model: str | None
     user_seed: int
@@ -177,6 +180,8 @@ class RunOptions(TypedDict, total=False):
     progress: ProgressMode
     watch: bool
     preflight: bool
+    otel: str | None
+    otel_content: bool
 
 
 async def run_async(
@@ -214,9 +219,36 @@ def score_run(run_dir: str | Path, tier: str | Sequence[str] = (), **options: An
     return rescore(Path(run_dir), tiers, **options).to_json_dict()
 
 
-def load_records(run_dir: str | Path | Sequence[str | Path]) -> Any:
-    """The records of one run folder (or several) as a pandas DataFrame (needs the ``pandas`` extra);
-    read through the typed run-folder reader, so records of every schema version load."""
+def load_records(
+    run_dir: str | Path | Sequence[str | Path], backend: Literal["pandas", "polars"] = "pandas"
+) -> Any:
+    """The records of one run folder (or several) as a pandas DataFrame (needs the ``pandas`` extra),
+    or a polars one (``backend="polars"``); read through the typed run-folder reader, so records of
+    every schema version load. One row per (case, trial); columns in docs/interop.md."""
+    if backend == "polars":
+        from callbench.interop.frames import load_records as polars_frame
+
+        return polars_frame(run_dir, "polars")
     from callbench.report.dataframe import load_records as frame
 
     return frame(run_dir)
+
+
+def load_runs(
+    run_dir: str | Path | Sequence[str | Path], backend: Literal["pandas", "polars"] = "pandas"
+) -> Any:
+    """One row per run folder (identity, counts, tokens, cost, and per scorer its n, passed, accuracy,
+    interval, diagnostic flag and mean partial) as a pandas or polars frame (docs/interop.md)."""
+    from callbench.interop.frames import load_runs as frame
+
+    return frame(run_dir, backend)
+
+
+def load_verdicts(
+    run_dir: str | Path | Sequence[str | Path], backend: Literal["pandas", "polars"] = "pandas"
+) -> Any:
+    """One row per (case, trial, scorer): passed, partial, applicable, diagnostic, reason codes and
+    rationale beside the record's identity, as a pandas or polars frame (docs/interop.md)."""
+    from callbench.interop.frames import load_verdicts as frame
+
+    return frame(run_dir, backend)

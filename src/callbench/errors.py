@@ -55,6 +55,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "agents": ("openai", "agents"),
     "hf": ("torch", "transformers"),
     "review": ("statsmodels", "krippendorff"),
+    "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
 }
 """The modules each optional extra (``pyproject.toml``) brings that callbench checks before it starts."""
 

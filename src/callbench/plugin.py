@@ -21,7 +21,9 @@ The names, by group (``__all__`` keeps the same order):
 * **Executors** — running the tools: the executor and session contracts with what their hooks take
   and return (tool calls and messages, outcomes, turn directives), the Python-function executor, and
   ``freeze`` for the immutable snapshots sessions return, and ``tool_server_replayed`` (under
-  ``--replay`` no tool server reads what a session prepares for it). ``http_client`` is how a tool
+  ``--replay`` no tool server reads what a session prepares for it). ``case_play`` tells a session
+  being opened its case key, trial and run folder (``CasePlay``), where cases of a later ``phase``
+  read what set-up cases left. ``http_client`` is how a tool
   calls a web service so that ``--record``/``--replay`` keep and answer its requests
   (``HttpClient`` for one with its own time-out or credential names, ``HttpResponse`` what it
   returns, ``HttpFault`` what it raises when no answer came); ``HttpExecutor`` runs tools that are
@@ -78,7 +80,7 @@ from callbench.types.names import did_you_mean
 from callbench.types.records import CaseRecord
 from callbench.types.suite_options import SuiteOptions
 from callbench.types.summary import Aggregate, Align, Table
-from callbench.types.tape import tool_server_replayed
+from callbench.types.tape import CasePlay, case_play, tool_server_replayed
 from callbench.types.trace import Trace, TraceCall
 from callbench.types.verdict import Reason, Verdict
 
@@ -116,6 +118,8 @@ __all__ = [
     "DEFAULT_TURN",
     "freeze",
     "tool_server_replayed",
+    "case_play",
+    "CasePlay",
     "http_client",
     "HttpClient",
     "HttpResponse",

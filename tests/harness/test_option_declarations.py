@@ -52,6 +52,7 @@ OTHER_VALUES: dict[str, Any] = {
     "replay": "cassette",
     "replay_miss": "model-visible",
     "agent_model_proxy": {"openai": "http://127.0.0.1:9/v1"},
+    "agent_otel": True,
     "suite_options": {"size": "small"},
     "case_ids": ("a",),
     "limit": 2,

@@ -37,7 +37,17 @@ class Turn:
     text: str = ""
     calls: list[tuple[str, str]] = field(default_factory=list)
     input_tokens: int = 10
+    """Prompt tokens, cached ones included (OpenAI's ``prompt_tokens``)."""
     output_tokens: int = 5
+    """Completion tokens, reasoning ones included (OpenAI's ``completion_tokens``, Anthropic's
+    ``output_tokens``)."""
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, read from the vendor's prompt cache: OpenAI's
+    ``prompt_tokens_details.cached_tokens``; Anthropic's ``cache_read_input_tokens``, whose
+    ``input_tokens`` then counts only the rest."""
+    reasoning_tokens: int = 0
+    """Of ``output_tokens``, reasoning: OpenAI's ``completion_tokens_details.reasoning_tokens``
+    (Anthropic reports none apart)."""
     ids: list[str] | None = None
     """Call ids to send (default: ids made from the request serial)."""
     thinking: str = ""
@@ -119,11 +129,7 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
             "object": "chat.completion",
             "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": {
-                "prompt_tokens": turn.input_tokens,
-                "completion_tokens": turn.output_tokens,
-                "total_tokens": turn.input_tokens + turn.output_tokens,
-            },
+            "usage": openai_usage(turn),
         }
     blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
     if turn.thinking:
@@ -144,8 +150,35 @@ def render(api: Api, turn: Turn, model: str, serial: int) -> dict[str, Any]:
         "model": model,
         "content": blocks,
         "stop_reason": "tool_use" if turn.calls else "end_turn",
-        "usage": {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens},
+        "usage": anthropic_usage(turn),
     }
+
+
+def openai_usage(turn: Turn) -> dict[str, Any]:
+    """Chat Completions ``usage``; the details objects only when the turn has cached or reasoning
+    tokens (as servers without prompt caching or reasoning leave them out)."""
+    usage: dict[str, Any] = {
+        "prompt_tokens": turn.input_tokens,
+        "completion_tokens": turn.output_tokens,
+        "total_tokens": turn.input_tokens + turn.output_tokens,
+    }
+    if turn.cached_input_tokens:
+        usage["prompt_tokens_details"] = {"cached_tokens": turn.cached_input_tokens}
+    if turn.reasoning_tokens:
+        usage["completion_tokens_details"] = {"reasoning_tokens": turn.reasoning_tokens}
+    return usage
+
+
+def anthropic_usage(turn: Turn) -> dict[str, Any]:
+    """Messages ``usage``: ``input_tokens`` are the uncached ones, cache reads apart."""
+    usage: dict[str, Any] = {
+        "input_tokens": turn.input_tokens - turn.cached_input_tokens,
+        "output_tokens": turn.output_tokens,
+    }
+    if turn.cached_input_tokens:
+        usage["cache_read_input_tokens"] = turn.cached_input_tokens
+        usage["cache_creation_input_tokens"] = 0
+    return usage
 
 
 def sse(data: Any) -> bytes:
@@ -218,9 +251,7 @@ def anthropic_events(rendered: dict[str, Any], style: StreamStyle) -> list[bytes
 
     usage = rendered["usage"]
     start = {k: v for k, v in rendered.items() if k not in ("content", "stop_reason", "usage")}
-    start.update(
-        content=[], stop_reason=None, usage={"input_tokens": usage["input_tokens"], "output_tokens": 1}
-    )
+    start.update(content=[], stop_reason=None, usage={**usage, "output_tokens": 1})
     events = [event("message_start", {"message": start}), event("ping", {})]
     for i, block in enumerate(rendered["content"]):
         kind = block["type"]

@@ -91,7 +91,7 @@ def test_requests_that_got_no_answer_are_not_counted_as_answered(tmp_path: Path)
 def test_price_table_errors_name_the_field(tmp_path: Path) -> None:
     path = tmp_path / "prices.yaml"
     path.write_text("gpt-x:\n  input: 1\n")
-    with pytest.raises(ConfigError, match="prices.yaml: gpt-x.output: Field required"):
+    with pytest.raises(ConfigError, match="prices.yaml: entry 'gpt-x': 'output' is missing"):
         load_prices(path)
     path.write_text("gpt-x: {input: 1, output: 4}\n")
     assert load_prices(path)["gpt-x"].output == 4

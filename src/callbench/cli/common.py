@@ -191,7 +191,7 @@ def print_summary(
 
     ``only``: the scorers/tiers to show (``score --tier X``), all of them when empty or ``all``.
     """
-    from callbench.harness.usage import conversations_text, requests_text
+    from callbench.harness.usage import conversations_text, cost_text, requests_text, tokens_text
     from callbench.report.serving import serving_lines
 
     summary = only_tiers(as_summary(summary), only)
@@ -202,24 +202,29 @@ def print_summary(
     usage = summary.usage
     tokens = usage.tokens if usage is not None else None
     counters = summary.requests or {}
+    cost_line = None
     if (
         usage is not None
         and tokens is not None
         and (tokens.input or tokens.output or tokens.cache_hits or counters.get("requests"))
     ):
         # built-in agents use no tokens and send no request: the line is left out for them
-        line = f"{requests_text(tokens, counters)}, {tokens.input} input + {tokens.output} output tokens"
+        line = f"{requests_text(tokens, counters)}, {tokens_text(tokens)}"
         if usage.latency_ms_p50 is not None and usage.latency_ms_p95 is not None:
             line += f", latency p50 {usage.latency_ms_p50:.0f} ms / p95 {usage.latency_ms_p95:.0f} ms"
-        if usage.cost_usd is not None:
-            line += f", estimated cost ${usage.cost_usd:.4f}"
+            line += " per request"
+        if usage.case_latency_ms_p50 is not None and usage.case_latency_ms_p95 is not None:
+            line += f", {usage.case_latency_ms_p50:.0f} ms / {usage.case_latency_ms_p95:.0f} ms per case"
         extra.append(line)
+        cost_line = cost_text(usage, set(summary.tiers))  # below: cost per passed case per strict tier
     if summary.qc_flags:
         extra.append(f"{len(summary.qc_flags)} quality-control flag(s) in summary.json")
     serving = serving_lines(summary.serving)  # the table has the accuracy without the limited cases
     if summary.n_manual:
         extra.append(f"{summary.n_manual} manual case(s) awaiting review")
     console.print("  " + " · ".join(extra))
+    if cost_line is not None:
+        console.print(Text(f"  {cost_line}"))
     conversations = conversations_text(usage.conversations if usage is not None else None)
     if conversations is not None:  # the agent's and the simulated user's tokens apart
         console.print(f"  tokens {conversations}")

@@ -147,6 +147,12 @@ def print_suite_notes(run_dir: Path) -> None:
         verb = {"record": "recorded into", "replay": "answered from"}.get(str(mode), "forwarded to")
         where = model.get("folder") if mode != "live" else (model.get("upstreams") or {}).get("openai")
         console.print(f"  agent's model: requests {verb} {where}", markup=False, highlight=False)
+    elif (header.options.get("config") or {}).get("agent_otel"):  # --agent-otel: the agent's own account
+        console.print(
+            "  agent's model: requests and tokens as the agent's own OpenTelemetry spans report them",
+            markup=False,
+            highlight=False,
+        )
     servers = {name: s for s in header.tool_sources if s.kind == "mcp" for name in s.suites}
     for info in header.suites:
         if info.executor:

@@ -23,11 +23,38 @@ def register(app: typer.Typer) -> None:
 def show(
     run_dir: Annotated[Path, typer.Argument(help="A run folder, or a sweep folder (sweep.json).")],
     format: Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json.")] = "table",
+    failures: Annotated[
+        bool,
+        typer.Option(
+            "--failures",
+            help="The failures grouped by class, tool, tool server and message signature "
+            "(error records apart), with counts and example cases.",
+        ),
+    ] = False,
+    tier: Annotated[
+        str | None, typer.Option("--tier", help="With --failures: only this scorer's failures.")
+    ] = None,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            "--top",
+            help="With --failures: lines per tier (0: all; default 20 for table/md, all for csv/json).",
+        ),
+    ] = None,
 ) -> None:
     from callbench.harness.runfolder import read_summary
     from callbench.harness.sweep.index import is_sweep_folder
 
     require_run_folder(run_dir)
+    if not failures and (tier is not None or top is not None):
+        raise ConfigError("--tier and --top go with --failures")
+    if failures:  # failure fingerprints (callbench.cli.failures)
+        if is_sweep_folder(run_dir):
+            raise ConfigError("--failures reads a run folder, not a sweep folder (give one of its runs)")
+        from callbench.cli.failures import show_failures
+
+        show_failures(run_dir, format, tier, top)
+        return
     if is_sweep_folder(run_dir):
         show_sweep(run_dir, format)
         return

@@ -96,6 +96,15 @@ class ExecutorSession(ABC):
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Execute one call. Expected failures are outcomes (``ToolOutcome.failure``), never exceptions."""
 
+    async def opening(self, messages: list[Message]) -> list[Message] | None:
+        """The conversation the case starts from, given the one its case and suite make (system
+        prompt first): a session whose prompt depends on state it loaded (BFCL memory puts the memory
+        read from an earlier phase's snapshot in the system prompt) returns its own list. Awaited once,
+        before the first round. ``None`` (the default) keeps ``messages``. A
+        :class:`~callbench.errors.UserError` raised here (e.g. a prerequisite the run did not play)
+        makes the case an ``error`` record of type ``case_setup``."""
+        return None
+
     async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:  # noqa: B027 - optional hook
         """Called before a round's calls are executed one by one (sessions that answer a turn's
         parallel calls together look at all of them here). Default: nothing."""

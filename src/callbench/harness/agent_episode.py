@@ -41,6 +41,7 @@ from callbench.types.trace import AgentRun, RoundInfo, Trace, TraceCall
 
 if TYPE_CHECKING:
     from callbench.providers.model_proxy import AgentModelProxy, CaseModelRoute
+    from callbench.telemetry.receiver import SpanReceiver
 
 ROUND_GAP_S = 0.05
 """Calls that start within this long of the previous call's end (or while it runs) are shown as one
@@ -123,11 +124,14 @@ async def run_agent_episode(
     *,
     model_proxy: AgentModelProxy | None = None,
     trial: int = 1,
+    span_receiver: SpanReceiver | None = None,
 ) -> Trace:
     """Serve the case's tools, run the agent on it, and return the trace with the agent's outcome.
 
     With ``model_proxy`` the agent's model requests go through callbench (its own base URL for the
-    case; :mod:`callbench.harness.agent_model`): they become the case's rounds and usage.
+    case; :mod:`callbench.harness.agent_model`): they become the case's rounds and usage. With
+    ``span_receiver`` (``--agent-otel``) the agent is given an OTLP endpoint of the case's own, and the
+    spans it sends there go in the record (:mod:`callbench.telemetry.agent_spans`).
 
     Raises what broke callbench's side (the endpoint, the executor, the agent's model endpoint or its
     recording): the engine makes it an error record. The agent's own failures are recorded on the
@@ -137,6 +141,9 @@ async def run_agent_episode(
     endpoint = CaseEndpoint(episode, session)
     url = server.open(episode.offered, endpoint.handle, label=episode.case.key)
     route = None
+    spans_route = None
+    received: list[Any] = []
+    protocol: str | None = None
     conversation: Conversation | None = None
     try:
         request = request_for(episode, url, workdir)
@@ -146,12 +153,20 @@ async def run_agent_episode(
             places = {"{mcp_url}": url, "{agent_workdir}": request.workdir, "{workdir}": str(workdir)}
             route = open_route(model_proxy, episode.case.key, trial, places)
             request = replace(request, model_url=route.openai_url, anthropic_url=route.anthropic_url)
+        if span_receiver is not None:
+            spans_route = span_receiver.open(episode.case.key, trial)
+            request = replace(request, otel_endpoint=spans_route.endpoint)
         if episode.user is None:
             result = await agent.run(request, episode.case.timeout_s)
         else:  # the server, the session and the agent's folder stay up for the whole conversation
             conversation = await converse(episode, agent, session, endpoint, request)
             result = conversation.outcome()
+        if spans_route is not None and span_receiver is not None:  # an agent service exports late
+            received = await span_receiver.collect(spans_route, 0.5 if agent.kind == "http" else 0.0)
     finally:
+        if spans_route is not None and span_receiver is not None:
+            span_receiver.discard(spans_route)
+        protocol = server.protocol_version(url)
         server.close(url)
         if route is not None and model_proxy is not None:
             model_proxy.close(route)  # its tape written; it answers no more
@@ -162,6 +177,10 @@ async def run_agent_episode(
         record_outcome(trace, agent, result, url, episode.size_limits)
         trace.stop_reason = stop
         conversation_rounds(trace, conversation, route, episode.size_limits)
+        if spans_route is not None:  # a conversation's rounds are its turns': the spans go in the details
+            from callbench.telemetry.agent_spans import apply_agent_spans
+
+            apply_agent_spans(trace, received, rejected=spans_route.rejected, make_rounds=False)
     else:
         record_outcome(trace, agent, result, url, episode.size_limits)
         served = False
@@ -169,10 +188,23 @@ async def run_agent_episode(
             from callbench.harness.agent_model import apply_exchanges
 
             served = apply_exchanges(trace, route, episode.size_limits)
+        if spans_route is not None:  # the agent's own account: its rounds when the proxy gave none
+            from callbench.telemetry.agent_spans import apply_agent_spans
+
+            reported = apply_agent_spans(
+                trace,
+                received,
+                rejected=spans_route.rejected,
+                make_rounds=not served,
+                limits=episode.size_limits,
+            )
+            served = served or reported
         if not served:
             trace.rounds = reconstruct_rounds(trace)
             if trace.truncated and "final_text" in trace.truncated:  # the answer round holds the same text
                 trace.note_truncated(f"rounds[{len(trace.rounds) - 1}].text", trace.truncated["final_text"])
+    if protocol is not None and trace.agent is not None:  # what the agent's MCP client spoke
+        trace.agent.details["mcp_protocol_version"] = protocol
     if observers is not None:
         for info in trace.rounds:
             calls = [c for c in trace.calls if c.call_id in info.call_ids]

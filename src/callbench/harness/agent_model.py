@@ -48,7 +48,6 @@ from callbench.secrets import blank_url_credentials, register_url_credentials
 from callbench.suites.suite import Suite
 from callbench.types.messages import Usage
 from callbench.types.records import RunHeader
-from callbench.types.textcap import cap_text
 from callbench.types.trace import RoundInfo, Trace, TraceCall
 
 if TYPE_CHECKING:
@@ -221,20 +220,7 @@ def apply_exchanges(trace: Trace, route: CaseModelRoute, limits: Mapping[str, in
     answered = note_model_details(trace, route)
     if not answered:
         return False
-    rounds = request_rounds(answered, trace.calls)
-    for n, info in enumerate(rounds):
-        info.index = n + 1
-        info.text, size = cap_text(info.text, limits["reply"])
-        trace.note_truncated(f"rounds[{n}].text", size)
-    by_id = {cid: info.index for info in rounds for cid in info.call_ids}
-    for call in trace.calls:
-        call.round = by_id.get(call.call_id, call.round)
-    trace.rounds = rounds
-    total = Usage()
-    for info in rounds:
-        if info.usage is not None:
-            total = total + info.usage
-    trace.usage = total
+    trace.adopt_rounds(request_rounds(answered, trace.calls), limits["reply"])
     return True
 
 

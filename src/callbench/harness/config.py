@@ -32,6 +32,7 @@ from callbench.providers.agent_under_test import parse_agent
 from callbench.providers.base import Provider
 from callbench.scoring.base import Scorer
 from callbench.suites.suite import Suite
+from callbench.telemetry.conventions import TARGET_RULE, parse_target
 from callbench.types.messages import GenerationSettings
 from callbench.types.names import did_you_mean
 from callbench.types.run_options import (
@@ -218,6 +219,10 @@ class Selection:
     """``--agent``: the agent's model endpoint(s) its requests are forwarded to through callbench's
     model proxy (``{"openai": URL, "anthropic": URL}``; a URL string is the OpenAI-compatible one);
     :mod:`callbench.harness.agent_model`."""
+    agent_otel: bool = declared("agent_otel")
+    """``--agent``: serve an OTLP/HTTP endpoint per case on 127.0.0.1, give it to the agent
+    (``OTEL_EXPORTER_OTLP_ENDPOINT``, ``otel_endpoint``) and record its model requests, tokens and cost
+    from the spans it sends there (:mod:`callbench.telemetry.receiver`)."""
     user_model: str | None = declared("user_model")
     """Conversation suites: the model spec of the simulated user (``--user-model``; ``None``: each
     conversation's scripted user). Part of every conversation record's harness mode: runs with
@@ -248,6 +253,7 @@ class Selection:
         _set(self, "size_limits", parse_size_limits(self.size_limits, _label(self, "size_limits")))
         _set(self, "case_timeouts", _parse_case_timeouts(self))
         _check_bool(self, "recover_text_calls")
+        _check_bool(self, "agent_otel")
         if self.tools is not None and not (isinstance(self.tools, str) and self.tools.startswith("mcp:")):
             _reject(
                 self,
@@ -411,10 +417,23 @@ class Output:
     preflight: bool = declared("preflight")
     """Check the endpoint's conformance (``callbench doctor``) before any case runs; the table is kept
     in ``run.json`` (``--preflight``)."""
+    otel: str | None = declared("otel")
+    """Send one OpenTelemetry trace per case: ``http(s)://HOST[:PORT]`` (OTLP over HTTP) or
+    ``file:PATH`` (OTLP/JSON lines); :mod:`callbench.telemetry.export`."""
+    otel_content: bool = declared("otel_content")
+    """With ``otel``: also send tool arguments and results and model texts (opt-in content)."""
 
     def __post_init__(self) -> None:
         _normalize_path(self, "out_dir")
         _check_bool(self, "preflight")
+        _check_bool(self, "otel_content")
+        if self.otel is not None:
+            if not isinstance(self.otel, str):
+                _reject(self, "otel", TARGET_RULE, optional=True)
+            try:
+                parse_target(self.otel, _label(self, "otel"))
+            except ConfigError as exc:
+                raise OptionError(str(exc), flag=FLAGS["otel"], rule=TARGET_RULE, value=self.otel) from None
         _normalize_path(self, "runs_root", optional=False)
         _check_bool(self, "resume")
         if self.progress not in PROGRESS_MODES:
@@ -525,6 +544,7 @@ class RunConfig:
     replay: Path | None = declared("replay")
     replay_miss: str = declared("replay_miss")
     agent_model_proxy: dict[str, str] = declared("agent_model_proxy")
+    agent_otel: bool = declared("agent_otel")
     tools_isolation: str | None = declared("tools_isolation")
     user_model: str | None = declared("user_model")
     user_seed: int = declared("user_seed")
@@ -561,6 +581,8 @@ class RunConfig:
     progress: ProgressMode = declared("progress")
     watch: bool = declared("watch")
     preflight: bool = declared("preflight")
+    otel: str | None = declared("otel")
+    otel_content: bool = declared("otel_content")
 
     def __post_init__(self) -> None:
         _set(self, "suites", _refs(self.suites, (str, Suite), "suite", "a suite spec or a Suite object"))

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from callbench.errors import FatalProviderError, ProviderError, ToolBug, ToolServerFault
+from callbench.errors import (
+    ConfigError,
+    FatalProviderError,
+    ProviderError,
+    ToolBug,
+    ToolServerFault,
+    UserError,
+)
 from callbench.executors.base import Executor, ExecutorSession
 from callbench.harness.clock import CASE_TIMEOUT, CaseClock, CaseTimeoutError, Pacer
 from callbench.harness.config import RunConfig, case_time_limit
@@ -55,6 +62,7 @@ if TYPE_CHECKING:
     from callbench.harness.backends.ray_backend import RayBackend
     from callbench.mcp.serve import CaseToolServer  # the MCP SDK takes ~0.5 s to import: agent runs only
     from callbench.providers.model_proxy import AgentModelProxy
+    from callbench.telemetry.receiver import SpanReceiver
 
 MANUAL_RATIONALE = "manual case: scored by reviewers against its rubric"
 _CASE_NUMBERS = itertools.count(1)
@@ -74,6 +82,8 @@ class Job:
     executor: Executor
     simulator: UserSimulatorConfig | None = None
     """``--user-model``: the simulated user of conversation cases (``None``: their scripted users)."""
+    run_dir: Path | None = None
+    """The run folder, told to the executor session as it opens (``case_play().run_dir``)."""
 
 
 @dataclass
@@ -129,6 +139,10 @@ def remove_dead_workdirs(tempdir: str | Path | None = None) -> list[Path]:
 
 async def run_async(config: RunConfig, observers: list[Any] | tuple[Any, ...] = ()) -> RunResult:
     """Run a benchmark; see :class:`RunConfig` for the options."""
+    if config.otel or config.agent_otel:  # the `otel` extra missing...: one line before any run folder
+        from callbench.harness.otel import check_otel
+
+        check_otel(config)
     if config.preflight:  # one line before any run folder exists when there is no endpoint to check
         from callbench.harness.doctor import check_preflight_applies
 
@@ -167,6 +181,10 @@ async def _run_locked(
     if owns_freeze:
         gc.collect()
         gc.freeze()
+    if config.otel:  # --otel: a trace per case, from each record as it is written
+        from callbench.harness.otel import otel_observers
+
+        observers = [*observers, *otel_observers(config, prepared.run_dir)]
     fan = Observers(observers)
     # Counted in the same pass that tells each executor its share (a local run's executors only).
     total = count_jobs(prepared, config) if remote is not None else _plan_executors(prepared, config)
@@ -174,6 +192,11 @@ async def _run_locked(
     sink = RecordSink(RecordWriter(prepared.run_dir), fan)
     jobs = _jobs(prepared, config)  # made one at a time as workers take them
     policy = ModePolicy(config.harness_mode)
+    if remote is not None and any(case.phase for suite in prepared.suites for case in suite.cases):
+        raise ConfigError(
+            "a suite whose cases run in phases (set-up cases whose state later cases read) runs with "
+            "--backend local"
+        )
     try:
         if remote is not None:  # Ray workers play the cases; this process still writes every record
             ids = ((suite.name, case.key, trial) for suite, case, trial in _selected(prepared, config))
@@ -181,9 +204,14 @@ async def _run_locked(
         elif prepared.agent is not None:
             from callbench.harness.agent_model import model_proxy
             from callbench.mcp.serve import CaseToolServer
+            from callbench.telemetry.receiver import span_receiver
 
-            async with CaseToolServer() as server, model_proxy(prepared.agent_model) as proxy:
-                player = AgentPlayer(prepared.agent, server, proxy)
+            async with (
+                CaseToolServer() as server,
+                model_proxy(prepared.agent_model) as proxy,
+                span_receiver(config.agent_otel) as spans,
+            ):
+                player = AgentPlayer(prepared.agent, server, proxy, spans)
                 await _run_jobs(jobs, total, player, policy, config, sink)
         else:
             assert prepared.model is not None
@@ -241,6 +269,8 @@ def _selected(prepared: Prepared, config: RunConfig) -> Iterator[tuple[Suite, Ca
         return _in_order(prepared, config)
     picked = list(_in_order(prepared, config))
     random.Random(config.shuffle).shuffle(picked)
+    if any(case.phase for _, case, _ in picked):  # shuffled within each phase, phases in order
+        picked.sort(key=lambda job: job[1].phase)
     return iter(picked)
 
 
@@ -248,6 +278,8 @@ def _in_order(prepared: Prepared, config: RunConfig) -> Iterator[tuple[Suite, Ca
     done = prepared.done()
     for suite in prepared.suites:
         cases = suite.select(config.case_ids)  # the one --case rule (Suite.matches)
+        if any(case.phase for case in cases):  # earlier phases first, suite order within a phase
+            cases.sort(key=lambda case: case.phase)
         for case in itertools.islice(cases, config.limit):
             for trial in range(1, config.trials + 1):
                 if (case.key, trial) not in done:
@@ -282,6 +314,7 @@ def _jobs(prepared: Prepared, config: RunConfig) -> Iterator[Job]:
             prepared.scorers[suite.name],
             executor,
             prepared.simulator,
+            prepared.run_dir,
         )
 
 
@@ -320,14 +353,20 @@ class RecordSink:
 async def _run_jobs(
     jobs: Iterator[Job], total: int, player: Player, policy: ModePolicy, config: RunConfig, sink: RecordSink
 ) -> None:
-    """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are."""
+    """``concurrency`` workers pull jobs from one queue: memory stays flat however many cases there are.
+    Jobs come in phase order (:func:`_in_order`); a job of another phase than the one running is
+    taken only once every job taken before it has finished (:class:`PhaseGate`)."""
     pacing = Pacer(config.delay_s)
     pending = iter(jobs)
+    gate = PhaseGate()
 
     async def worker() -> None:
-        for job in pending:  # one event loop thread: sharing the iterator is safe
-            await pacing.wait()
-            sink.add(await run_job(job, player, policy, config, sink.fan))
+        while (job := await gate.take(pending)) is not None:
+            try:
+                await pacing.wait()
+                sink.add(await run_job(job, player, policy, config, sink.fan))
+            finally:
+                gate.done()
             # A case played in process (built-in agents, local tools) may never suspend: without this
             # one worker would hold the loop for the whole run, so no other worker, timer or signal
             # would run, and the loop would never purge the cancelled timers of finished cases' time
@@ -348,6 +387,38 @@ async def _run_jobs(
     finally:
         current_watchdog.reset(token)
         watchdog.stop()
+
+
+class PhaseGate:
+    """Hands out jobs in order; a job whose phase differs from the one running waits until every job
+    handed out before it has finished (its record written), and holds back the jobs behind it meanwhile.
+    Without phases (every case 0) it never waits."""
+
+    def __init__(self) -> None:
+        self.phase = 0
+        self.running = 0
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.taking = asyncio.Lock()
+
+    async def take(self, jobs: Iterator[Job]) -> Job | None:
+        """The next job (``None`` when there is none left), once its phase may start."""
+        async with self.taking:  # one taker at a time: a later job never passes a waiting one
+            job = next(jobs, None)
+            if job is None:
+                return None
+            if job.case.phase != self.phase:
+                await self.idle.wait()
+                self.phase = job.case.phase
+            self.running += 1
+            self.idle.clear()
+            return job
+
+    def done(self) -> None:
+        """A job handed out has finished."""
+        self.running -= 1
+        if self.running == 0:
+            self.idle.set()
 
 
 async def play_case(
@@ -445,6 +516,8 @@ class AgentPlayer:
     server: CaseToolServer
     model_proxy: AgentModelProxy | None = None
     """The agent's model served through callbench (:mod:`callbench.harness.agent_model`), when on."""
+    span_receiver: SpanReceiver | None = None
+    """``--agent-otel``: where the agent's own spans are received (:mod:`callbench.telemetry.receiver`)."""
 
 
 Player = Model | AgentPlayer
@@ -459,13 +532,21 @@ async def _play(
     # The per-case folder is only a path: executors that write files create it. Creating and
     # removing a folder for every case would cost more than the whole harness loop.
     workdir = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{os.getpid()}-{next(_CASE_NUMBERS)}"
-    token = current_play.set(CasePlay(case.key, job.trial))  # a cassette keys the session's tape by both
+    # A cassette keys the session's tape by case and trial; phased cases keep state in the run folder.
+    token = current_play.set(CasePlay(case.key, job.trial, job.run_dir))
     try:
         session = job.executor.start(case, workdir, job.suite)
     finally:
         current_play.reset(token)
     try:
         try:
+            try:
+                opened = await session.opening(list(episode.messages))
+            except UserError as exc:  # the session could not set the case up
+                episode.trace.stop_reason = "error"
+                return ErrorInfo(type="case_setup", message=str(exc))
+            if opened is not None:
+                episode.messages = list(opened)
             if isinstance(player, AgentPlayer):
                 from callbench.harness.agent_episode import run_agent_episode
 
@@ -478,6 +559,7 @@ async def _play(
                     fan,
                     model_proxy=player.model_proxy,
                     trial=job.trial,
+                    span_receiver=player.span_receiver,
                 )
                 return None
             return await _play_model(job, episode, player, session, config, fan)

@@ -6,6 +6,7 @@ Reading and writing the run folder on disk is :mod:`callbench.harness.runfolder`
 from __future__ import annotations
 
 import itertools
+import os
 import platform
 import re
 import sys
@@ -244,10 +245,10 @@ def prepare_run(config: RunConfig) -> Prepared:
         recorded = read_header(config.out_dir).options.get("config")
         if recorded:  # before anything loads: a conflicting option is one line, nothing else runs
             check_resume_config(config.out_dir, recorded, config)
-    if config.price_table is not None:
-        from callbench.harness.usage import load_prices
+    if config.price_table is not None or os.environ.get("CALLBENCH_PRICES"):
+        from callbench.harness.usage import price_table
 
-        load_prices(config.price_table)  # a bad price table fails now, not after the run
+        price_table(config.price_table)  # a bad file (or $CALLBENCH_PRICES): fails now, not after the run
     # Keys of the environment and the keys file, whichever this run uses: an agent, a tool or a
     # tool server may print any of them, and no record, report or watcher may show it.
     register_environment_keys(documented_key_variables())

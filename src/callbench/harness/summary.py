@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
 from callbench.errors import PoolingError
-from callbench.harness.usage import run_usage
+from callbench.harness.usage import UsageTally
 from callbench.scoring.base import Aggregator
 from callbench.scoring.serving import serving_facts
 from callbench.stats import statistics_summary
@@ -20,6 +20,7 @@ from callbench.types.summary import (
     SUMMARY_SCHEMA_VERSION,
     Figures,
     QCFlag,
+    RunUsage,
     ScorerAggregate,
     ServingFaults,
     Statistics,
@@ -52,6 +53,7 @@ def build_summary(
     records: list[CaseRecord],
     scorers: Mapping[str, Aggregator] | None = None,
     requests: Mapping[str, int] | None = None,
+    superseded: Iterable[CaseRecord] = (),
 ) -> Summary:
     """The ``summary.json`` content for one run.
 
@@ -60,6 +62,9 @@ def build_summary(
         records: The latest record of each (case, trial), full or slimmed.
         scorers: Scorer name -> scorer, whose ``aggregate`` adds run-level figures.
         requests: The model wrapper's counters, recorded when given and not empty.
+        superseded: Records later ones replaced (a resumed error): their tokens go into the cost
+            only (``usage.superseded``), as :func:`~callbench.harness.summary_stream.stream_summary`
+            counts them.
     """
     mode = ensure_single_mode(records) or header.harness_mode
     completed = [r for r in records if r.status == "completed"]
@@ -83,7 +88,7 @@ def build_summary(
         # CIs, trials (pass@k, flip rate) per tier and mode
         statistics=Statistics.model_validate(statistics_summary(records)),
         # tokens, cost, latency p50/p95
-        usage=run_usage(records, header.options.get("price_table")),
+        usage=_usage(header, records, superseded),
     )
     if requests:
         summary.requests = dict(requests)
@@ -96,6 +101,15 @@ def build_summary(
     if manual:  # set only then: summaries of runs without manual cases keep their keys
         summary.n_manual = manual
     return summary
+
+
+def _usage(header: RunHeader, records: list[CaseRecord], superseded: Iterable[CaseRecord]) -> RunUsage:
+    tally = UsageTally()
+    for record in records:
+        tally.add(record)
+    for record in superseded:
+        tally.add_superseded(record)
+    return tally.result(header.options.get("price_table"), diagnostic=header.diagnostic_scorers)
 
 
 def _tier_row(header: RunHeader, name: str, completed: list[CaseRecord], n_error: int) -> TierFigures:

@@ -157,6 +157,21 @@ def iter_latest(run_dir: Path, index: LatestIndex | None = None) -> Iterator[Cas
             yield slim_record(load_model(CaseRecord, raw))
 
 
+def iter_superseded(run_dir: Path, index: LatestIndex) -> Iterator[CaseRecord]:
+    """The records a later line of the same (key, trial) replaced (a resumed error), slimmed: every
+    line of a repeated (key, trial) but its last."""
+    path = Path(run_dir) / RECORDS_FILE
+    if not path.is_file() or not index.moved:
+        return
+    last = set(index.moved.values())
+    repeated = set(index.moved) | index.skip
+    for number, (offset, raw) in enumerate(_lines(path)):
+        if number >= index.n_lines:
+            return
+        if number in repeated and offset not in last:
+            yield slim_record(load_model(CaseRecord, raw))
+
+
 class _Mean:
     """A running mean that adds in the same order as ``sum(list)``."""
 
@@ -475,6 +490,8 @@ def stream_summary(
     with bulk_load():
         for record in iter_latest(run_dir, index):
             tally.add(record)
+        for record in iter_superseded(run_dir, index):
+            tally.usage.add_superseded(record)  # replaced records were paid for: in the cost
     mode = check_modes(tally.modes) or header.harness_mode
     aggregates: dict[str, ScorerAggregate] = {}
     for name, scorer in (scorers or {}).items():
@@ -499,7 +516,7 @@ def stream_summary(
         qc_flags=tally.flags + tally.bug_flags,
         scorer_aggregates=aggregates,
         statistics=Statistics.model_validate(tally.statistics(_case_keys(path, tally.flipping_hashes()))),
-        usage=tally.usage.result(header.options.get("price_table")),
+        usage=tally.usage.result(header.options.get("price_table"), diagnostic=header.diagnostic_scorers),
     )
     if requests:
         summary.requests = dict(requests)

@@ -82,6 +82,8 @@ class _CaseSession:
     label: str
     on_error: ErrorCallback | None
     errors: list[BaseException] = field(default_factory=list)
+    protocol_version: str | None = None
+    """The ``MCP-Protocol-Version`` the client's requests named (the last one), for telemetry."""
 
     def failed(self, error: BaseException) -> None:
         if self.on_error is not None:
@@ -281,6 +283,12 @@ class CaseToolServer:
         """End a case session: later requests to its URL get 404. Unknown URLs are ignored."""
         self._sessions.pop(self._token(url), None)
 
+    def protocol_version(self, url: str) -> str | None:
+        """The MCP protocol version the client of an open session named in its requests (``None``:
+        none yet, or a closed session)."""
+        session = self._sessions.get(self._token(url))
+        return session.protocol_version if session is not None else None
+
     def errors(self, url: str) -> list[BaseException]:
         """Exceptions the handler of an open session raised, when it was opened without ``on_error``."""
         session = self._sessions.get(self._token(url))
@@ -304,6 +312,9 @@ class CaseToolServer:
         if session is None:
             await _not_found(send, "no such case session (closed or unknown token)")
             return
+        for name, value in scope.get("headers") or ():
+            if name == b"mcp-protocol-version":
+                session.protocol_version = value.decode("latin-1")
         assert self._manager is not None
         await self._manager.handle_request({**scope, _SCOPE_KEY: session}, receive, send)
 

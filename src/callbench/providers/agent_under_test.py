@@ -75,6 +75,9 @@ class AgentRequest:
     heard). ``None`` for a single-instruction case (docs/agents.md, "Conversations")."""
     turn: int | None = None
     """Conversation cases: the agent's turn, 1 for its first (``None`` for a single-instruction case)."""
+    otel_endpoint: str | None = None
+    """With ``--agent-otel``: the case's OTLP/HTTP endpoint for the agent's own spans (the base an OTLP
+    exporter adds ``/v1/traces`` to; ``OTEL_EXPORTER_OTLP_ENDPOINT`` for a ``cmd:`` agent)."""
 
     def environment(self) -> dict[str, str]:
         """The ``CALLBENCH_*`` variables a ``cmd:`` agent receives (and, with the model proxy on,
@@ -94,10 +97,31 @@ class AgentRequest:
             env.update(CALLBENCH_ANTHROPIC_URL=self.anthropic_url, ANTHROPIC_BASE_URL=self.anthropic_url)
         if self.turn is not None:  # the conversation itself is in the request file (no size limit there)
             env["CALLBENCH_TURN"] = str(self.turn)
+        if self.otel_endpoint is not None:  # --agent-otel: the agent's spans go to its case's endpoint
+            env.update(otel_environment(self.otel_endpoint))
         return env
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+SEMCONV_OPT_IN = ("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+"""Asks instrumentations for the newest GenAI attribute names (added to what the variable holds)."""
+
+
+def otel_environment(endpoint: str) -> dict[str, str]:
+    """The OpenTelemetry variables of a ``cmd:`` agent under ``--agent-otel``: its spans over OTLP/HTTP
+    (protobuf) to ``endpoint`` (and ``CALLBENCH_OTEL_ENDPOINT``), the newest GenAI conventions asked for."""
+    name, value = SEMCONV_OPT_IN
+    given = [part.strip() for part in os.environ.get(name, "").split(",") if part.strip()]
+    return {
+        "CALLBENCH_OTEL_ENDPOINT": endpoint,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint.rstrip("/") + "/v1/traces",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
+        name: ",".join(given if value in given else [*given, value]),
+    }
 
 
 @dataclass
@@ -581,7 +605,16 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
         loop.close()
 
 
-OPTIONAL_KEYWORDS = ("system_prompt", "case_id", "workdir", "model_url", "anthropic_url", "messages", "turn")
+OPTIONAL_KEYWORDS = (
+    "system_prompt",
+    "case_id",
+    "workdir",
+    "model_url",
+    "anthropic_url",
+    "messages",
+    "turn",
+    "otel_endpoint",
+)
 
 
 def _optional_keywords(function: Callable[..., Any]) -> set[str]:

@@ -30,8 +30,11 @@ JS_MODULES = (
     "data",
     "overview",
     "reviews",
+    "judgeaudit",
     "breakdowns",
+    "failures",
     "charts",
+    "costchart",
     "cases",
     "panel",
     "export",
@@ -39,7 +42,18 @@ JS_MODULES = (
     "main",
 )
 """Script modules in the order they are joined (a later module may call an earlier one at load)."""
-CSS_MODULES = ("core", "overview", "reviews", "breakdowns", "cases", "panel", "export", "live")
+CSS_MODULES = (
+    "core",
+    "overview",
+    "reviews",
+    "judgeaudit",
+    "breakdowns",
+    "failures",
+    "cases",
+    "panel",
+    "export",
+    "live",
+)
 """Style sheets in the order they are joined (missing ones are skipped)."""
 
 # JSON inside <script> must not contain "</script>" or "<!--"; escaping <, > and & as \u

@@ -40,6 +40,7 @@ from callbench.harness.runfolder import (
     run_label,
 )
 from callbench.report.breakdowns import breakdowns_payload
+from callbench.report.fingerprints import failures_payload
 from callbench.report.html import render_html
 from callbench.report.local_server import LocalOnlyHandler, LocalServer
 from callbench.report.payload import (
@@ -68,6 +69,7 @@ class RunFollower:
         self.ends: list[int] = []
         self._stats: tuple[int, dict[str, Any]] | None = None
         self._breakdowns: tuple[int, float, dict[str, Any]] | None = None
+        self._failures: tuple[int, float, dict[str, Any]] | None = None
         self.lock = threading.Lock()
 
     def refresh(self) -> None:
@@ -112,6 +114,16 @@ class RunFollower:
             assert self._breakdowns is not None
             return self._breakdowns[2]
 
+    def failures(self) -> dict[str, Any]:
+        """The page's "Failures by tool" of the records so far, recomputed like :meth:`breakdowns`."""
+        with self.lock:
+            now = time.monotonic()
+            cached = self._failures
+            if cached is None or (cached[0] != len(self.records) and now - cached[1] >= BREAKDOWN_INTERVAL_S):
+                folder = RunFolder(self.run_dir, self.header(), latest_records(self.records))
+                self._failures = cached = (len(self.records), now, failures_payload([folder]))
+            return cached[2]
+
     def live_state(self) -> dict[str, Any] | None:
         return read_live_state(self.run_dir)
 
@@ -131,6 +143,7 @@ def update_payload(follower: RunFollower, offset: int) -> dict[str, Any]:
         "offset": follower.tail.offset,
         "statistics": follower.statistics(),
         "breakdowns": follower.breakdowns(),
+        "failures": follower.failures(),
         "live": live,
         # The page opened before run.json existed learns what is measured (model or agent) here.
         "header": header_payload_of(header),

@@ -24,13 +24,15 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from callbench.errors import PoolingError
 from callbench.harness.runfolder import RunFolder
 from callbench.harness.tool_isolation import isolation_entries, isolation_line
-from callbench.harness.usage import UsageTally, conversations_text
+from callbench.harness.usage import UsageTally, conversations_text, usd
+from callbench.report.cost import cost_points, cost_points_table
 from callbench.stats import compare_runs, harness_mode, record_view, strata
 from callbench.types.manifest import ToolSourceManifest, diff_manifests
 from callbench.types.records import CaseRecord
@@ -325,7 +327,12 @@ def usage_of(run: RunFolder, facts: RunFacts | None = None) -> tuple[RunUsage, s
     and its source."""
     if run.summary is not None and run.summary.usage is not None:
         return run.summary.usage, "summary.json"
-    return (facts or RunFacts.of(run.records)).usage.result(), "records"
+    header = run.header
+    prices = header.options.get("price_table") if header is not None else None
+    if prices is not None and not Path(str(prices)).is_file():
+        prices = None  # the run's price file is gone: the built-in table (or $CALLBENCH_PRICES)
+    diagnostic = header.diagnostic_scorers if header is not None else ()
+    return (facts or RunFacts.of(run.records)).usage.result(prices, diagnostic=diagnostic), "records"
 
 
 def _is_builtin(run: RunFolder) -> bool:
@@ -352,8 +359,12 @@ def cost_rows(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None = None
             missing["latency"] = "no live model requests (all cached or none)"
         if usage.cost_usd is None:
             missing["cost"] = (
-                missing["tokens"] if not has_tokens else "no price table entry for this model (--price-table)"
+                missing["tokens"]
+                if not has_tokens
+                else usage.cost_missing or "no price table entry for this model (--price-table)"
             )
+        if usage.n_case_latency == 0:
+            missing["case_latency"] = "no case durations recorded"
         out.append(
             {
                 "run": index,
@@ -368,8 +379,16 @@ def cost_rows(runs: Sequence[RunFolder], facts: Sequence[RunFacts] | None = None
                 "latency_ms_p50": usage.latency_ms_p50 if usage.n_latency else None,
                 "latency_ms_p95": usage.latency_ms_p95 if usage.n_latency else None,
                 "n_latency": usage.n_latency,
+                "case_latency_ms_p50": usage.case_latency_ms_p50,
+                "case_latency_ms_p95": usage.case_latency_ms_p95,
+                "n_case_latency": usage.n_case_latency,
                 "cost_usd": usage.cost_usd,
                 "price_model": usage.price_model,
+                # cost per case and per passed case (strict tiers); the table and entry that priced it
+                "cost_per_case": usage.cost_per_case_mean,
+                "cost_per_pass": {t: pc.model_dump() for t, pc in (usage.cost_per_pass or {}).items()},
+                "price_table": usage.price_table,
+                "price": usage.price,
                 "missing": missing,
                 # conversation runs: tokens per conversation, the agent's and the user's apart
                 "conversations": None if conv is None else conv.model_dump(mode="json"),
@@ -600,13 +619,16 @@ def overview_payload(
     pairs = comparisons(runs, notes, facts) if len(runs) > 1 else []
     config = config_rows(runs)
     firsts = [_first_index(f) for f in facts]
+    order = scorer_order(runs, stats)
+    usage = cost_rows(runs, facts)
     return {
-        "scorers": scorer_order(runs, stats),
+        "scorers": order,
         "leaderboard": leaderboard(runs, stats, pairs) if len(runs) > 1 else [],
         "rank_rule": RANK_RULE,
         "comparisons": [page_comparison(c, runs, firsts) for c in pairs],
         "notes": notes,
-        "usage": cost_rows(runs, facts),
+        "usage": usage,
+        "cost_points": cost_points(runs, stats, usage, order["strict"]),  # accuracy vs cost, Pareto front
         "config": config,
         "config_warnings": config_warnings(config),
         "trial_notes": trial_notes(runs, facts),
@@ -664,14 +686,17 @@ def _num(x: float | int | None, reason: str = "") -> str:
 
 def overview_tables(runs: Sequence[RunFolder], stats: Sequence[Statistics]) -> list[Table]:
     """The overview as display tables (for ``callbench report --format md|csv``): the runs ×
-    scorers grid, the leaderboard (tie-aware ranks), paired comparisons, cost and speed, and
-    the configuration with its warnings."""
+    scorers grid, the leaderboard (tie-aware ranks), paired comparisons, cost and speed, accuracy
+    vs cost (when any run has a cost; :mod:`callbench.report.cost`), and the configuration with its
+    warnings."""
     data = overview_payload(runs, stats)
+    priced = any(p["cost_per_case"] is not None for g in data["cost_points"] for p in g["points"])
     return [
         _grid_table(runs, stats, data["scorers"]),
         _leaderboard_table(runs, stats, data),
         _comparison_table(data),
         _cost_table(data["usage"]),
+        *([cost_points_table(data["cost_points"])] if priced else []),  # accuracy vs cost, when any cost
         _config_table(data["config"], data["config_warnings"]),
     ]
 
@@ -758,6 +783,10 @@ def _cost_table(usage: Sequence[Mapping[str, Any]]) -> Table:
     for u in usage:
         why = u["missing"]
         cost = "–" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+        per_pass = "; ".join(
+            f"{tier} {usd(pc['cost_usd'])}" if pc["passed"] else f"{tier} – (none passed)"
+            for tier, pc in (u.get("cost_per_pass") or {}).items()
+        )
         rows.append(
             [
                 u["label"],
@@ -768,12 +797,27 @@ def _cost_table(usage: Sequence[Mapping[str, Any]]) -> Table:
                 f"{u['requests']} ({u['cache_hits']} cached)",
                 _num(u["latency_ms_p50"], why.get("latency", "")),
                 _num(u["latency_ms_p95"]),
+                _num(u.get("case_latency_ms_p50"), why.get("case_latency", "")),
+                _num(u.get("case_latency_ms_p95")),
                 cost if u["cost_usd"] is not None else f"– ({why.get('cost', '')})",
+                usd(u.get("cost_per_case")) if u.get("cost_per_case") is not None else "–",
+                per_pass or "–",
             ]
         )
     columns = ["Run", "Input tokens", "Output", "Reasoning", "Cached input", "Requests"]
-    columns += ["Latency p50 (ms)", "Latency p95 (ms)", "Cost (USD)"]
+    columns += ["Latency p50 (ms)", "Latency p95 (ms)", "Case latency p50 (ms)", "Case latency p95 (ms)"]
+    columns += ["Cost (USD)", "Cost per case (USD)", "Cost per passed case (USD)"]
     notes = [f"{u['label']}: tokens {u['conversations_text']}" for u in usage if u.get("conversations_text")]
+    notes += [
+        f"{u['label']}: priced as {u['price_model']} ({u['price_table']})"
+        for u in usage
+        if u.get("price_table")
+    ]
+    notes.append(
+        "Latency per request: live model requests; per case: the record's duration. Cost: every record "
+        "(failed cases and error records too); a failed HTTP attempt (500, 429) reports no usage and "
+        "costs nothing."
+    )
     return Table(title="Cost and speed", columns=columns, rows=rows, notes=notes)
 
 

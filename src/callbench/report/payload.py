@@ -54,7 +54,9 @@ from callbench.harness.runfolder import (
 )
 from callbench.report.breakdowns import RunTally, breakdowns_payload
 from callbench.report.breakdowns import diagnostic_scorers as header_diagnostic_scorers
+from callbench.report.fingerprints import FailureTally, failures_payload
 from callbench.report.overview import RunFacts, overview_payload
+from callbench.review.judge_audit import JudgeTally, page_judge_audit
 from callbench.review.tables import page_reviews
 from callbench.stats import statistics_summary
 from callbench.types.jsoncodec import load_model
@@ -616,6 +618,8 @@ class PageBuilder:
         skip = frozenset(header_diagnostic_scorers(self.runs))  # diagnostic scorers report no pairing
         self.facts = [RunFacts() for _ in self.runs]
         self.tallies = [RunTally(skip) for _ in self.runs]
+        self.failures = [FailureTally(run.header) for run in self.runs]  # "Failures by tool"
+        self.judges = [JudgeTally() for _ in self.runs]  # "Judge audit" (review/judge_audit.py)
         self.row_spools = [Spool() for _ in self.runs]
         self.details = [ChunkPacker() for _ in self.runs]
 
@@ -637,6 +641,8 @@ class PageBuilder:
         fresh tree this call cuts (unless ``cut`` is false: it holds no long text) and splits in place."""
         self.facts[run_index].add(record)
         self.tallies[run_index].add(record)
+        self.failures[run_index].add(record)
+        self.judges[run_index].add(record)
         self.row_spools[run_index].add(script_bytes(dumps(self.rows.pack(record_row(record)))))
         trace = detail.get("trace")
         if isinstance(trace, dict):
@@ -708,8 +714,17 @@ class PageBuilder:
             "runs": page_runs,
             **overview_payload(self.runs, stats, self.facts),
             "breakdowns": breakdowns_payload(self.runs, stats, self.tallies),
+            "failures": failures_payload(self.runs, self.failures),
             "reviews": page_reviews(self.runs),
+            "judge_audit": self.judge_audit(),
         }
+
+    def judge_audit(self) -> list[dict[str, Any]]:
+        """The "Judge audit" section's data: the records' judge verdicts, then each run folder's
+        reviews (:func:`callbench.review.judge_audit.page_judge_audit`)."""
+        for run, tally in zip(self.runs, self.judges, strict=True):
+            tally.add_run(run.path)
+        return page_judge_audit([run.label for run in self.runs], self.judges)
 
     def payload(self) -> dict[str, Any]:
         """The page data as Python data (:func:`build_payload`)."""

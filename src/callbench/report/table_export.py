@@ -1,7 +1,8 @@
 """The report's tables for papers: ``callbench report RUN_DIR... --format md|csv``.
 
-The tables are the ones the page shows (:func:`callbench.report.overview.overview_tables` and
-:func:`callbench.report.breakdowns.breakdown_tables`), so the figures in a paper and on the page
+The tables are the ones the page shows (:func:`callbench.report.overview.overview_tables`,
+:func:`callbench.report.breakdowns.breakdown_tables` and
+:func:`callbench.report.fingerprints.failure_tables`), so the figures in a paper and on the page
 come from one computation.
 
 * ``md``: every table as GitHub-flavoured Markdown (title in bold, notes below), in page order.
@@ -24,6 +25,7 @@ from pathlib import Path
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder
 from callbench.report.breakdowns import breakdown_tables
+from callbench.report.fingerprints import failure_tables
 from callbench.report.overview import overview_tables
 from callbench.report.payload import load_runs, run_statistics
 from callbench.report.tables import table_markdown
@@ -48,9 +50,9 @@ def check_format(fmt: str) -> str:
 
 
 def report_tables(runs: Sequence[RunFolder]) -> list[Table]:
-    """The overview tables, then the breakdown tables, of ``runs``."""
+    """The overview tables, then the breakdown tables, then the failures by tool, of ``runs``."""
     stats = [run_statistics(r) for r in runs]
-    return [*overview_tables(runs, stats), *breakdown_tables(runs, stats)]
+    return [*overview_tables(runs, stats), *breakdown_tables(runs, stats), *failure_tables(runs)]
 
 
 def safe_cell(text: str) -> str:

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from callbench.errors import ConfigError
 from callbench.harness.runfolder import RunFolder, read_run
-from callbench.report.overview import comparisons
+from callbench.harness.usage import cost_text, usd
+from callbench.report.overview import comparisons, usage_of
 from callbench.report.payload import header_payload, run_statistics, statistics_payload
 from callbench.report.serving import summary_serving_lines
 from callbench.report.terminal import percent, tenths
 from callbench.review.tables import reviewed_rows
-from callbench.types.summary import GroupStatistics, Stratum, Summary, Table
+from callbench.types.summary import GroupStatistics, RunUsage, Stratum, Summary, Table
 
 if TYPE_CHECKING:
     from callbench.review.suspects import Suspect
@@ -108,14 +109,16 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> 
     writer = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _csv_cell(row.get(k)) for k in columns})
+        writer.writerow({k: _csv_cell(row.get(k), k) for k in columns})
     return buf.getvalue()
 
 
-def _csv_cell(value: Any) -> Any:
+def _csv_cell(value: Any, key: str = "") -> Any:
     if value is None:
         return ""
-    return round(value, CSV_DIGITS) if isinstance(value, float) else value
+    if isinstance(value, float):
+        return round(value, COST_DIGITS if key in COST_KEYS else CSV_DIGITS)
+    return value
 
 
 def to_markdown(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
@@ -150,6 +153,8 @@ def _md_cell(row: dict[str, Any], key: str) -> str:
         text = f"{tenths(100 * row['ci_low'])}–{percent(row['ci_high'])}"
     elif key == "mcnemar_p" and value is not None:
         text = f"{value:.3g}"
+    elif key in COST_KEYS:
+        text = usd(value)
     elif isinstance(value, float):
         text = tenths(value)  # differences in percentage points
     else:
@@ -183,6 +188,8 @@ BOARD_COLUMNS = [
     ("ci", "95% CI"),
     ("errors", "Errors"),
     ("partial_diagnostic", "Partial (diagnostic)"),
+    ("cost_usd", "Cost (USD)"),
+    ("cost_per_pass", "Cost per passed case (USD)"),
 ]
 
 
@@ -307,6 +314,7 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
             "run": run.path.name,
             "header": header_payload(run),
             "statistics": statistics_payload(run_statistics(run)),
+            "usage": usage_of(run)[0].model_dump(mode="json", exclude_unset=True),
         }
         if reviewed:
             payload["reviews"] = reviews_payload(reviewed, found)
@@ -320,6 +328,9 @@ def render_show(run_dir: str | Path, fmt: str) -> str:
         if serving:  # serving faults and run limits, apart from the accuracy figures
             items = "".join(f"- {_md_text(line)}\n" for line in serving)
             text += "\nServing faults and run limits:\n\n" + items
+        usage = usage_of(run)[0]
+        if usage.tokens.input or usage.tokens.output or usage.cost_usd is not None:
+            text += f"\n{_md_text(cost_text(usage))}\n"  # cost per case and per passed case
         if reviewed:
             text += "\n" + _reviewed_markdown(reviewed, suspects)
         tables = aggregates_markdown(run.summary)
@@ -337,14 +348,44 @@ def leaderboard_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     ranks = {(r["run"], r["tier"], r["harness_mode"]): r for r in leaderboard(runs, stats)}
     rows = []
     for index, run in enumerate(runs):
+        usage = usage_of(run)[0]
         for row in stratum_rows(run, categories=False):
             ranked = ranks[(index, row["tier"], row["harness_mode"])]
-            rows.append(row | {key: ranked[key] for key in ("rank", "tied", "rank_text")})
+            rows.append(
+                row | {key: ranked[key] for key in ("rank", "tied", "rank_text")} | cost_cells(usage, row)
+            )
     unranked_last = len(runs) + 1
     rows.sort(
         key=lambda r: (r["tier"], r["harness_mode"], r["rank"] or unranked_last, -(r["accuracy"] or 0.0))
     )
     return rows
+
+
+COST_KEYS = frozenset({"cost_usd", "cost_per_case", "cost_per_pass"})
+"""Row fields in US dollars: Markdown shows them as ``$0.0123`` (``–`` when unknown), CSV keeps
+:data:`COST_DIGITS` decimals."""
+COST_DIGITS = 8
+
+
+def cost_cells(usage: RunUsage, row: dict[str, Any]) -> dict[str, Any]:
+    """A leaderboard row's cost figures: the run's cost, its mean per case, and its cost per passed
+    case under the row's tier (the run's whole cost / the tier's passed cases: failed cases and error
+    records are paid for too); ``cost_note`` says why one is missing."""
+    if usage.cost_usd is None:
+        why = usage.cost_missing or "no price table entry for this model (--price-table)"
+        return {"cost_usd": None, "cost_per_case": None, "cost_per_pass": None, "cost_note": why}
+    per_case = usage.cost_per_case_mean
+    if usage.cost_per_pass is not None and row["tier"] in usage.cost_per_pass:
+        per_pass = usage.cost_per_pass[row["tier"]].cost_usd
+    else:  # a diagnostic tier, or a summary written before cost per pass was kept
+        per_pass = usage.cost_usd / row["passed"] if row.get("passed") else None
+    note = None if per_pass is not None else f"no {row['tier']} case passed"
+    return {
+        "cost_usd": usage.cost_usd,
+        "cost_per_case": per_case,
+        "cost_per_pass": per_pass,
+        "cost_note": note,
+    }
 
 
 PAIR_COLUMNS = [
@@ -400,6 +441,20 @@ def pair_rows(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     return out
 
 
+def _cost_notes(board: Sequence[dict[str, Any]]) -> str:
+    """Under the leaderboard: why a run has no cost, or a tier no cost per passed case (one line each)."""
+    lines = dict.fromkeys(
+        f"- {row['run']}: cost – ({row['cost_note']})" for row in board if row.get("cost_note")
+    )
+    if not lines:
+        return ""
+    intro = (
+        "\nCost per passed case = the run's whole cost (failed cases and error records included) / "
+        "the tier's passed cases.\n\n"
+    )
+    return intro + "".join(_md_text(line) + "\n" for line in lines)
+
+
 def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bool = True) -> str:
     """Leaderboard (and paired comparisons) of several runs as ``md`` or ``csv``."""
     if not run_dirs:
@@ -408,7 +463,7 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
     board = leaderboard_rows(runs)
     pair = pair_rows(runs) if pairs and len(runs) > 1 else []
     if fmt == "csv":
-        text = to_csv(board, ["rank", "tied", *COLUMNS])
+        text = to_csv(board, ["rank", "tied", *COLUMNS, "cost_usd", "cost_per_case", "cost_per_pass"])
         if pair:
             cols = [
                 "a",
@@ -434,7 +489,7 @@ def render_compare(run_dirs: Sequence[str | Path], fmt: str = "md", *, pairs: bo
             text += "\n" + to_csv(pair, cols)
         return text
     if fmt == "md":
-        text = "## Leaderboard\n\n" + to_markdown(board, BOARD_COLUMNS)
+        text = "## Leaderboard\n\n" + to_markdown(board, BOARD_COLUMNS) + _cost_notes(board)
         if pair:
             text += "\n## Paired comparisons\n\n" + to_markdown(pair, PAIR_COLUMNS)
         return text

@@ -19,13 +19,18 @@ Below the report (they import :mod:`callbench.harness` and the types, never the 
 * :mod:`~callbench.review.tables`: reviewed accuracy beside automatic accuracy, and the suspects, as
   rows for ``callbench show`` and the report page (:mod:`callbench.report.tables`,
   :mod:`callbench.report.payload`).
+* :mod:`~callbench.review.agreement`: inter-rater coefficients with intervals (pure functions; below
+  the report so that the judge audit on the report page uses the same Cohen's κ).
+* :mod:`~callbench.review.judge_sources` and :mod:`~callbench.review.judge_audit`: where a judge's
+  verdict sits beside a deterministic one (ComplexEval's response judge, a scorer's
+  ``details.judge_pair``, human reviews against each tier) and how far they agree
+  (``callbench audit-judge`` and the report's "Judge audit" section).
 
 Above the report (they may import it; nothing below the CLI and API imports them):
 
 * :mod:`~callbench.review.queue`: which cases need a person, and why.
 * :mod:`~callbench.review.page`: the review page and its local server (``callbench review RUN_DIR``),
   built on the report's case panel and page server; its assets are in ``templates/``.
-* :mod:`~callbench.review.agreement`: inter-rater coefficients with intervals (pure functions).
 * :mod:`~callbench.review.agreement_report`: ``callbench review agreement``: the figures,
   disagreements, suspects and consensus of a run's reviews.
 

@@ -36,9 +36,10 @@ class ExpectedStep(BaseModel):
     """How many calls the step expects (e.g. open five tabs)."""
     call_only: bool = False
     """Scored without execution: the harness does not execute the call and no tier requires it."""
-    expect_error: bool = False
+    expect_error: bool = Field(default=False, exclude_if=lambda value: not value)
     """The call is expected to fail where it runs (a gold path's lookup that finds nothing, as in some
-    τ²-bench tasks): the execution tiers then require it to be executed and to fail."""
+    τ²-bench tasks): the execution tiers then require it to be executed and to fail. Written only when
+    set, so records and case hashes of steps that expect success are as they were before it existed."""
     turn: int | None = None
     """Optional grouping for built-in agents: steps with the same ``turn`` are emitted in one model turn."""
 
@@ -112,6 +113,11 @@ class Case(BaseModel):
     """A conversation case: the user who speaks after every answer (scripted, or simulated by
     ``--user-model``); see ``docs/conversations.md``. The user may open the conversation itself (no
     ``instruction`` or ``messages`` then)."""
+    phase: int = Field(default=0, ge=0, exclude_if=lambda value: not value)
+    """Written only when set (records and case hashes of other cases are as before the field). Run
+    order across cases: a case starts only after every case of an earlier phase that the run
+    plays has finished (set-up cases first, e.g. BFCL memory's prerequisite conversations, whose end
+    state later cases read). Cases of one phase run concurrently; 0 (the default) for almost all."""
 
     @model_validator(mode="after")
     def _check(self) -> Case:
@@ -212,11 +218,7 @@ class Case(BaseModel):
         exclude = {"metadata"} | ({"scoring", "rubric"} if not self.manual else set())
         if self.user is None:  # cases without a user hash as they did before conversations existed
             exclude.add("user")
-        payload = self.model_dump(mode="json", exclude=exclude)
-        for step in payload["expected"]:  # as do steps that expect success (the field came later)
-            if not step["expect_error"]:
-                del step["expect_error"]
-        return payload
+        return self.model_dump(mode="json", exclude=exclude)
 
 
 def assign_step_ids(steps: list[ExpectedStep]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -155,3 +156,15 @@ class CaseRecord(BaseModel):
     @property
     def record_id(self) -> tuple[str, int]:
         return (self.key, self.trial)
+
+
+def pass_counts(records: Iterable[CaseRecord]) -> dict[str, tuple[int, int]]:
+    """Per scorer, how many of its applicable verdicts in ``records`` passed, and how many there are
+    (what an import prints after re-scoring)."""
+    counts: dict[str, tuple[int, int]] = {}
+    for record in records:
+        for name, verdict in record.verdicts.items():
+            if verdict.applicable:
+                passed, total = counts.get(name, (0, 0))
+                counts[name] = (passed + verdict.passed, total + 1)
+    return counts

@@ -385,6 +385,17 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         from_cli=parse_model_upstreams,
     ),
     RunOption(
+        "agent_otel",
+        "selection",
+        "--agent-otel",
+        help="--agent: receive the agent's own OpenTelemetry spans (an OTLP/HTTP endpoint on 127.0.0.1 "
+        "per case, given as OTEL_EXPORTER_OTLP_ENDPOINT) and record its model requests, tokens and "
+        "cost from them (docs/agents.md#the-agents-own-spans-opentelemetry).",
+        default=False,
+        cli_type=bool,
+        on_resume="may-override",
+    ),
+    RunOption(
         "user_model",
         "selection",
         "--user-model",
@@ -665,6 +676,26 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         "output",
         "--preflight",
         help="Check the endpoint (callbench doctor) before any case runs; the table goes in run.json.",
+        default=False,
+        cli_type=bool,
+        on_resume="not-recorded",
+    ),
+    RunOption(
+        "otel",
+        "output",
+        "--otel",
+        help="Send one OpenTelemetry trace per case (GenAI conventions) to an OTLP/HTTP collector "
+        "(http://HOST:4318) or a JSON-lines file (file:PATH); docs/interop.md#opentelemetry.",
+        default=None,
+        cli_type=str | None,
+        on_resume="not-recorded",
+    ),
+    RunOption(
+        "otel_content",
+        "output",
+        "--otel-content",
+        help="--otel: also send what was said (tool arguments and results, model texts): the "
+        "conventions' opt-in content attributes.",
         default=False,
         cli_type=bool,
         on_resume="not-recorded",

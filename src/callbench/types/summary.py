@@ -198,17 +198,46 @@ class ConversationUsage(BaseModel):
     """The simulated user's requests, as its turns recorded them (``trace.user_turns[].usage``)."""
 
 
+class PassCost(BaseModel):
+    """What a tier's passed cases cost (``usage.cost_per_pass[tier]``)."""
+
+    passed: int = 0
+    """Completed records the tier judged that passed."""
+    cost_usd: float | None = None
+    """The run's whole cost (failed cases, error records and replaced records included) / ``passed``;
+    ``None`` when none passed."""
+
+
 class RunUsage(BaseModel):
-    """Tokens, latency of live requests and the estimated cost of a run."""
+    """Tokens, latency of live requests and of cases, and the estimated cost of a run.
+
+    Optional figures are set only when computed (summaries of other runs keep their keys)."""
 
     tokens: TokenCounts = Field(default_factory=TokenCounts)
     tokens_per_case_mean: float | None = None
     latency_ms_p50: float | None = None
+    """Per live request (cached rounds left out)."""
     latency_ms_p95: float | None = None
     n_latency: int = 0
+    case_latency_ms_p50: float | None = None
+    """Per case: the record's duration (cases answered from the cache alone left out)."""
+    case_latency_ms_p95: float | None = None
+    n_case_latency: int = 0
     cost_usd: float | None = None
     price_model: str | None = None
     """The price-table entry the cost was estimated with (set only when it was)."""
+    price_table: str | None = None
+    """Which table priced the run: ``built-in price table (as of YYYY-MM-DD)`` or the user's file."""
+    price: dict[str, float] | None = None
+    """The entry's prices, USD per million tokens (``input``, ``output``, ``cached_input``, ``reasoning``)."""
+    cost_missing: str | None = None
+    """Why there is no cost (no entry for the model, no model named), set only then."""
+    cost_per_case_mean: float | None = None
+    """``cost_usd`` / records (error records included)."""
+    cost_per_pass: dict[str, PassCost] | None = None
+    """Per strict tier: ``cost_usd`` / the tier's passed cases."""
+    superseded: TokenCounts | None = None
+    """Tokens of records a resumed run replaced (paid for: in ``cost_usd``, not in ``tokens``)."""
     conversations: ConversationUsage | None = None
     """Tokens per conversation, agent and simulated user apart (set only for runs with conversations)."""
 

@@ -4,7 +4,8 @@
 trial. Two context variables carry what they need across layers that do not know of cassettes:
 
 * :data:`current_play` is set by the engine while it opens a case's executor session, so that the
-  session's tape is keyed by the case *and* its trial (an executor's ``start`` is told neither);
+  session's tape is keyed by the case *and* its trial (an executor's ``start`` is told neither); it
+  also carries the run folder, read by plugins through :func:`case_play`;
 * :data:`active_tape` is set by a taped session around each call it makes, so that
   :meth:`callbench.executors.mcp.McpExecutor.forward`, the one place a call reaches a live server,
   hands the call to the tape (which answers it from the cassette, or records the live answer);
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 
@@ -29,6 +31,9 @@ class CasePlay:
     key: str
     """``suite:id``."""
     trial: int
+    run_dir: Path | None = None
+    """The run folder (``None`` when the session is opened outside a local run): an executor whose
+    cases hand state to later cases (:attr:`callbench.types.case.Case.phase`) keeps it there."""
 
 
 current_play: ContextVar[CasePlay | None] = ContextVar("callbench_current_play", default=None)
@@ -59,3 +64,9 @@ def tool_server_replayed() -> bool:
     no tool server will read what the session prepares for it (``mcp-git`` then builds no repository),
     and the session's state comes from the cassette's recorded state history."""
     return server_replayed.get()
+
+
+def case_play() -> CasePlay | None:
+    """The case, trial and run folder of the executor session being opened (read in
+    ``Executor.start``); ``None`` outside a played case."""
+    return current_play.get()

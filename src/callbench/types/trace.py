@@ -19,6 +19,7 @@ from pydantic import (
 from callbench.types.conversation import UserTurn
 from callbench.types.jsoncodec import FROM_JSON_TEXT
 from callbench.types.messages import Usage
+from callbench.types.textcap import cap_text
 
 ExecutionStatus = Literal["ok", "error", "skipped", "rejected", "not_executed"]
 """``ok``/``error``: executed; ``skipped``: call-only; ``rejected``: not executed because the call was
@@ -123,6 +124,11 @@ class RoundInfo(BaseModel):
     """True for an agent under test whose model callbench's proxy served: the round is one request
     the agent made to its model (usage, latency and model as answered), with the calls that followed
     it (docs/agents.md, "The agent's model")."""
+    agent_reported: bool | None = Field(default=None, exclude_if=_absent)
+    """True for an agent under test that sent its own OpenTelemetry spans (``--agent-otel``) while
+    callbench's proxy did not serve its model: the round is one model request the agent reported
+    (tokens, latency, model and finish reason as its spans say), with the calls that followed it
+    (docs/agents.md, "The agent's own spans")."""
 
 
 class AgentRun(BaseModel):
@@ -175,6 +181,32 @@ class Trace(BaseModel):
         """Record that the text at ``path`` was cut from ``original_bytes`` (``None``: it was not)."""
         if original_bytes is not None:
             self.truncated = {**(self.truncated or {}), path: original_bytes}
+
+    def adopt_rounds(
+        self, rounds: list[RoundInfo], text_limit: int | None, *, reasoning: bool = False
+    ) -> None:
+        """Make ``rounds`` the trace's rounds (an agent's model requests, as its proxy or its own spans
+        reported them): numbered from 1, their texts (and, with ``reasoning``, their reasoning) capped
+        at ``text_limit`` UTF-8 bytes, each call moved to the round that lists it, and ``usage`` the
+        rounds' tokens."""
+        for n, info in enumerate(rounds):
+            info.index = n + 1
+            if text_limit is None:
+                continue
+            info.text, size = cap_text(info.text, text_limit)
+            self.note_truncated(f"rounds[{n}].text", size)
+            if reasoning and info.reasoning is not None:
+                info.reasoning, size = cap_text(info.reasoning, text_limit)
+                self.note_truncated(f"rounds[{n}].reasoning", size)
+        by_id = {cid: info.index for info in rounds for cid in info.call_ids}
+        for call in self.calls:
+            call.round = by_id.get(call.call_id, call.round)
+        self.rounds = rounds
+        total = Usage()
+        for info in rounds:
+            if info.usage is not None:
+                total = total + info.usage
+        self.usage = total
 
     _final_text_as_read: bool = PrivateAttr(default=False)
     """Read from a record that wrote ``final_text`` out (written before it was stored once): written

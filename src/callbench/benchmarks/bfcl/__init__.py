@@ -16,5 +16,9 @@ def register(catalog: Catalog) -> None:
     """Entry point of the ``callbench`` plugin group."""
     catalog.suites.register("bfcl", "callbench.benchmarks.bfcl.suite:load_suite")
     catalog.executors.register("bfcl-multi-turn", "callbench.benchmarks.bfcl.executor:BfclMultiTurnExecutor")
+    catalog.executors.register(
+        "bfcl-web-search", "callbench.benchmarks.bfcl.web_search_executor:BfclWebSearchExecutor"
+    )
+    catalog.executors.register("bfcl-memory", "callbench.benchmarks.bfcl.memory_executor:BfclMemoryExecutor")
     catalog.scorers.register("bfcl", "callbench.benchmarks.bfcl.scorer:BfclScorer")
     catalog.commands.register("bfcl", "callbench.benchmarks.bfcl.cli:register_commands")

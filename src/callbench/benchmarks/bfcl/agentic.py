@@ -10,12 +10,17 @@ word boundaries (so "april 1 2024" matches "April 1, 2024", but not "April 1,202
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from callbench.benchmarks.bfcl.options import Check
+from callbench.benchmarks.bfcl.options import BfclOptions, Check
+
+if TYPE_CHECKING:
+    from callbench.plugin import Trace
 
 _DROPPED = re.compile(r"[,./\-_*^()]")
 
+MESSAGE_KEPT = 2000
+"""Characters of the judged message kept in a verdict's details."""
 NO_LAST_MESSAGE = "agentic:no_last_message"
 ANSWER_NOT_FOUND = "agentic:answer_not_found"
 
@@ -43,3 +48,47 @@ def check_last_message(last_message: str | None, possible_answers: list[str]) ->
     if answer_found(last_message, possible_answers):
         return Check.ok()
     return Check(False, ANSWER_NOT_FOUND, ["None of the expected answers were found in the model response."])
+
+
+def last_message(trace: Trace) -> str | None:
+    """The last non-call message of the episode (``None``: every round made calls). A round whose
+    calls could not be read counts as a message, as BFCL's decoder fails on it: its first call's
+    raw text, written as BFCL's result line holds it."""
+    by_round: dict[int, list[Any]] = {}
+    for call in trace.calls:
+        by_round.setdefault(call.round, []).append(call)
+    found: str | None = None
+    for number, info in enumerate(trace.rounds, 1):
+        calls = by_round.get(number, [])
+        if not calls:
+            found = info.text or ""
+        elif any(call.arguments is None for call in calls):
+            first = calls[0]
+            found = str({first.tool: first.arguments_raw})
+    return found
+
+
+def judge_episode(
+    meta: dict[str, Any], trace: Trace, state: dict[str, Any], options: BfclOptions
+) -> tuple[Check, dict[str, Any]]:
+    """The agentic check of one episode (memory question or web search entry) and the details every
+    agentic verdict records: its category, the check, the mode, the judged message, the steps taken
+    and whether the episode was force-quit or ended on an unreadable call (``state``: the executor's
+    ``final_state["bfcl"]``). In improved mode the faithful outcome is repeated: no correction applies."""
+    message = last_message(trace)
+    check = check_last_message(message, list(meta.get("ground_truth") or []))
+    details: dict[str, Any] = {
+        "category": meta["category"],
+        "passed": check.valid,
+        "error_type": check.error_type,
+        **options.describe(),
+        "last_message": None if message is None else message[:MESSAGE_KEPT],
+        "steps": state.get("steps"),
+        "force_quit": bool(state.get("force_quit")),
+    }
+    if state.get("ended_undecodable"):
+        details["ended_undecodable"] = True
+    if options.improved:
+        details["faithful_passed"] = check.valid
+        details["faithful_error_type"] = check.error_type
+    return check, details

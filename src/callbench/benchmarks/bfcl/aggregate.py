@@ -5,7 +5,8 @@ inference errors as results).  Summaries follow bfcl-eval 2026.3.23: non-live "s
 unweighted mean of python/java/javascript; non-live AST the unweighted mean of simple,
 multiple, parallel, parallel_multiple; live AST is sample-weighted; multi-turn the unweighted
 mean of its four categories; irrelevance the unweighted mean of irrelevance and
-live_irrelevance.  A missing category counts as 0 and is listed under ``missing``.
+live_irrelevance.  A missing category counts as 0 (in the live mean with its full entry count, as
+BFCL weighs it) and is listed under ``missing``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
+
+from callbench.benchmarks.bfcl.overall import CATEGORY_SIZES
 
 LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
 MULTI = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
@@ -33,7 +36,7 @@ def category_counts(rows: Iterable[tuple[str, bool]]) -> dict[str, dict[str, Any
 def _get(per: dict[str, dict[str, Any]], name: str, missing: set[str]) -> tuple[float, int]:
     if name not in per:
         missing.add(name)
-        return 0.0, 0
+        return 0.0, CATEGORY_SIZES.get(name, 0)  # BFCL weighs a missing category by its full size
     return per[name]["accuracy"], per[name]["total_count"]
 
 

@@ -1,4 +1,5 @@
-"""BFCL's commands: ``callbench export bfcl RUN_DIR`` and ``callbench bfcl score-results RESULT_DIR``."""
+"""BFCL's commands: ``callbench export bfcl RUN_DIR``, ``callbench bfcl score-results RESULT_DIR`` and
+``callbench bfcl overall RUN_DIR...``."""
 
 from __future__ import annotations
 
@@ -76,3 +77,19 @@ def score_results(
     from callbench.benchmarks.bfcl.interop import score_bfcl_results
 
     score_bfcl_results(result_dir, data=data, mode=mode, name_convention=name_convention, score_dir=score_dir)
+
+
+@bfcl_app.command(
+    "overall",
+    help="BFCL's overall score (its v4 weighting) per model from the bfcl figures of run folders; "
+    "categories are pooled per model, checker mode and harness mode, missing ones named.",
+)
+def overall(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run folders of the bfcl suite (or of `bfcl score-results`).")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    from callbench.benchmarks.bfcl.overall_runs import print_overall
+
+    print_overall(run_dirs, as_json=as_json)

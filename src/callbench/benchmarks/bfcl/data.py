@@ -34,11 +34,22 @@ LIVE = (
 )
 SINGLE_TURN = NON_LIVE + LIVE
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+"""BFCL v4's web search questions with and without result snippets (agentic; one data file)."""
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+"""BFCL v4's memory questions on each of its three memory backends (agentic; one data file, with the
+prerequisite conversations that fill the memory first)."""
+AGENTIC = MEMORY + WEB_SEARCH
+FORMAT_SENSITIVITY = "format_sensitivity"
+"""26 prompt formats x 200 entries (prompt mode); outside BFCL's overall score and outside ``all``."""
 GROUPS: dict[str, tuple[str, ...]] = {
     "single_turn": SINGLE_TURN,
     "non_live": NON_LIVE,
     "live": LIVE,
     "multi_turn": MULTI_TURN,
+    "web_search": WEB_SEARCH,
+    "memory": MEMORY,
+    "agentic": AGENTIC,
     "all": SINGLE_TURN + MULTI_TURN,
 }
 NO_ANSWER = ("irrelevance", "live_irrelevance", "live_relevance")
@@ -51,10 +62,12 @@ def expand(spec: str) -> tuple[str, ...]:
     for part in (piece.strip() for piece in spec.split(",")):
         if part in GROUPS:
             names.extend(GROUPS[part])
-        elif part in SINGLE_TURN or part in MULTI_TURN:
+        elif part in SINGLE_TURN or part in MULTI_TURN or part in AGENTIC:
+            names.append(part)
+        elif part == FORMAT_SENSITIVITY:
             names.append(part)
         else:
-            known = ", ".join(list(GROUPS) + list(SINGLE_TURN + MULTI_TURN))
+            known = ", ".join(list(GROUPS) + list(SINGLE_TURN + MULTI_TURN + AGENTIC) + [FORMAT_SENSITIVITY])
             raise UserError(f"bfcl: unknown category or group {part!r}; known: {known}")
     return tuple(dict.fromkeys(names))
 

@@ -4,6 +4,8 @@ Layout: ``<out>/<model>/<group>/BFCL_v4_<category>_result.json`` (group: non_liv
 multi_turn), one JSON line per entry: ``id``, ``result``, ``input_token_count``,
 ``output_token_count``, ``latency``.  Single-turn ``result``: ``[{name: "<JSON arguments>"}]``
 (or the text when the model made no call); multi-turn: turn -> step -> that step's response.
+Format sensitivity (group ``format_sensitivity``): the answer text, as a prompt-mode model's result
+holds it (``bfcl evaluate`` scores it only under a prompt-mode model name).
 Errored records become ``"Error during inference: ..."`` as BFCL writes them.  ``bfcl evaluate``
 needs a registered model name; the default is an FC model whose config sets ``underscore_to_dot``.
 """
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from callbench.benchmarks.bfcl.data import LIVE, MULTI_TURN, NON_LIVE, VERSION_PREFIX
+from callbench.benchmarks.bfcl.format_sensitivity import CATEGORY as FORMAT_SENSITIVITY
+from callbench.benchmarks.bfcl.format_sensitivity import answer_of, split_id
 from callbench.benchmarks.bfcl.scorer import raw_arguments
 from callbench.harness.runfolder import latest_records, read_records
 from callbench.plugin import CaseRecord, UserError
@@ -30,6 +34,8 @@ def group_of(category: str) -> str:
         return "live"
     if category in MULTI_TURN:
         return "multi_turn"
+    if category == FORMAT_SENSITIVITY:
+        return FORMAT_SENSITIVITY
     raise UserError(f"bfcl export: unsupported category {category!r}")
 
 
@@ -66,6 +72,8 @@ def result_line(record: CaseRecord, underscore_to_dot: bool) -> dict[str, Any]:
         result: Any = f"Error during inference: {record.error.message if record.error else 'unknown'}"
     elif record.category in MULTI_TURN:
         result = multi_turn_result(record, underscore_to_dot)
+    elif record.category == FORMAT_SENSITIVITY:  # prompt mode: the answer text
+        result = answer_of(record.trace, split_id(record.case_id)[0])[0]
     else:
         result = single_turn_result(record, underscore_to_dot)
     usage = record.trace.usage
@@ -102,5 +110,7 @@ def export_run(
 
 
 def _id_key(entry_id: str) -> tuple:
+    if ":" in entry_id:  # format_sensitivity_<n>:<variant>:<id>
+        return (int(entry_id.split(":")[0].rsplit("_", 1)[1]),)
     tail = entry_id.rsplit("_", 1)[-1]
     return tuple(int(part) if part.isdigit() else part for part in tail.split("-"))

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from callbench.benchmarks.bfcl.options import BfclOptions
+from callbench.benchmarks.bfcl.overall import covers_any, overall_score
 from callbench.plugin import UserError
 
 
@@ -72,6 +73,11 @@ def _print_model(console: Console, model: str, figures: dict, mode: str) -> None
     for name, value in figures["summary"].items():
         if name != "missing":
             table.add_row(f"[bold]{name}[/bold]", _pct(value), "", "")
+    if covers_any(figures["categories"]):
+        result = overall_score(figures["categories"])
+        missing = len(result["missing"])
+        label = f"overall (BFCL v4; {missing} missing)" if missing else "overall (BFCL v4)"
+        table.add_row(f"[bold]{label}[/bold]", _pct(result["overall"]), "", "")
     console.print(table)
     if "faithful_vs_improved" in figures:
         changed = figures["faithful_vs_improved"]
@@ -109,6 +115,14 @@ def export_bfcl_run(run_dir: Path, out: Path, model: str, name_convention: str |
     written = export_run(run_dir, out, model, convention.underscore_to_dot)
     for path in written:
         print(path)
+    registered = model_for_folder(model)
+    if any(path.parent.name == "format_sensitivity" for path in written) and (
+        registered is None or registered.is_fc_model
+    ):
+        print(
+            "note: format_sensitivity results are prompt-mode answer texts; bfcl evaluate scores them only "
+            "under a registered prompt-mode model (e.g. --model gpt-4o-2024-11-20)"
+        )
     print(
         f"score them with: BFCL_PROJECT_ROOT={out.parent} bfcl evaluate --model {model} "
         f"--test-category <categories> --partial-eval"

@@ -19,6 +19,7 @@ IMPROVED_SWITCHES: tuple[str, ...] = (
     "undocumented_answer_params",
     "renamed_answer_params",
     "required_answer_values",
+    "json_whole_answer",
 )
 """Improved-mode switches, each on by default and each can be turned off on its own."""
 
@@ -51,6 +52,9 @@ class BfclOptions:
             required doc parameter the answer lacks.
         required_answer_values: ``""`` (may be omitted) does not count as a value of a parameter
             the doc requires; an entry left without a value gets the one its question states.
+        json_whole_answer: Format sensitivity, JSON return format: read the answer's call list as
+            one JSON value (BFCL's reader cuts it at the first ``}]``, the end of a list of objects
+            inside the arguments, so such an answer never decodes).
     """
 
     mode: Mode = "faithful"
@@ -64,6 +68,7 @@ class BfclOptions:
     undocumented_answer_params: bool = True
     renamed_answer_params: bool = True
     required_answer_values: bool = True
+    json_whole_answer: bool = True
 
     @property
     def improved(self) -> bool:

@@ -4,7 +4,9 @@ Single-turn categories are judged by :mod:`callbench.benchmarks.bfcl.entry` in f
 (verdict parity with bfcl-eval) or improved mode (recorded, never pooled: the verdict details
 carry the faithful verdict too, so :func:`callbench.benchmarks.bfcl.aggregate.differences` can
 list the entries that differ).
-Multi-turn categories are judged by :mod:`callbench.benchmarks.bfcl.multi_turn_checks`.
+Multi-turn categories are judged by :mod:`callbench.benchmarks.bfcl.multi_turn_checks`, format
+sensitivity by :mod:`callbench.benchmarks.bfcl.format_sensitivity`, memory by
+:mod:`callbench.benchmarks.bfcl.memory_checks` (its prerequisite conversations are not scored).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from callbench.benchmarks.bfcl.aggregate import aggregate_rows, differences
+from callbench.benchmarks.bfcl.aggregate_tables import bfcl_aggregate
 from callbench.benchmarks.bfcl.entry import judge_entry
+from callbench.benchmarks.bfcl.format_sensitivity import CATEGORY as FORMAT_SENSITIVITY
+from callbench.benchmarks.bfcl.format_sensitivity import score_format_case
 from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions
 from callbench.benchmarks.bfcl.verdicts import to_verdict
 from callbench.plugin import Aggregate, Reason, Scorer, Verdict
@@ -24,6 +29,9 @@ if TYPE_CHECKING:
     from callbench.plugin import Case, CaseRecord, Suite, Trace
 
 MULTI_TURN_PREFIX = "multi_turn"
+WEB_SEARCH_PREFIX = "web_search"
+MEMORY_PREFIX = "memory_"
+PREREQ_SUFFIX = "_prereq"
 
 
 def options_from(settings: dict[str, Any] | None) -> BfclOptions:
@@ -55,10 +63,20 @@ class BfclScorer(Scorer):
                 reasons=[Reason(code="not_bfcl", message="case has no metadata['bfcl']")],
             )
         category = meta["category"]
+        if category == FORMAT_SENSITIVITY:
+            return score_format_case(case, trace, self.options, self.name)
         if category.startswith(MULTI_TURN_PREFIX):
             from callbench.benchmarks.bfcl.multi_turn_checks import score_multi_turn
 
             return score_multi_turn(case, trace, self.options)
+        if category.startswith(WEB_SEARCH_PREFIX):  # agentic: the last message without calls
+            from callbench.benchmarks.bfcl.web_search_checks import score_web_search
+
+            return score_web_search(case, trace, self.options)
+        if category.startswith(MEMORY_PREFIX):  # agentic; prerequisite conversations are not scored
+            from callbench.benchmarks.bfcl.memory_checks import score_memory
+
+            return score_memory(case, trace, self.options, self.name)
         docs = [tool.metadata["bfcl_doc"] for tool in case.inline_contracts()]
         result = fc_result_from_trace(trace, docs, self.options.underscore_to_dot)
         return self.judge(category, docs, result, meta.get("ground_truth"), entry_id=case.id)
@@ -86,20 +104,23 @@ class BfclScorer(Scorer):
 
     def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate:
         """BFCL-style per-category accuracy and summaries, plus faithful/improved differences."""
-        rows, pairs = [], []
+        rows, pairs, ids = [], [], []
         for record in records:
             verdict = record.verdicts.get(self.name)
             category = (
                 verdict.details.get("bfcl", {}).get("category") if verdict else None
             ) or record.category
+            if category.endswith(PREREQ_SUFFIX):  # memory set-up conversations: not scored, as in BFCL
+                continue
             rows.append((category, bool(verdict and verdict.passed and record.status == "completed")))
+            ids.append(record.case_id)
             if verdict is not None:
                 pairs.append((record.key, verdict.details))
         out = aggregate_rows(rows)
         out["settings"] = self.options.describe()
         if self.options.improved:
             out["faithful_vs_improved"] = differences(pairs)
-        return Aggregate(out)
+        return bfcl_aggregate(out, ids, rows, self.options.mode)
 
 
 def restore_dotted_names(name: str, docs: list[dict[str, Any]]) -> str:

@@ -1,13 +1,21 @@
 """The ``bfcl`` suite: Berkeley Function Calling Leaderboard categories as callbench cases.
 
 Specs: ``bfcl:<category>``, a group (``bfcl:single_turn``, ``bfcl:live``, ``bfcl:non_live``,
-``bfcl:multi_turn``, ``bfcl:all``) or a comma list; an optional ``:improved`` suffix turns on the
-scorer's improved mode (``:faithful`` is the default).  Data come from the installed
-``bfcl-eval`` package (``pip install --no-deps bfcl-eval``) or ``--data DIR``.
-Options (``SuiteOptions.extra``): ``mode``, ``underscore_to_dot``, each improved-mode switch of
-:data:`callbench.benchmarks.bfcl.options.IMPROVED_SWITCHES`, ``limit`` (first N entries per category).
+``bfcl:multi_turn``, ``bfcl:all``), ``bfcl:format_sensitivity`` (not in ``all``) or a comma list;
+an optional ``:improved`` suffix turns on the scorer's improved mode (``:faithful`` is the
+default).  Data come from the installed ``bfcl-eval`` package (``pip install --no-deps bfcl-eval``)
+or ``--data DIR``.  Options (``SuiteOptions.extra``): ``mode``, ``underscore_to_dot``, each
+improved-mode switch of :data:`callbench.benchmarks.bfcl.options.IMPROVED_SWITCHES`, ``limit``
+(first N entries per category; format sensitivity: first N entries, each in all 26 formats).
 In improved mode the cases' expected steps follow the corrected answers and Java literals as
 improved mode reads them, so the built-in oracle plays the corrected gold path.
+``bfcl:web_search`` (``web_search_base``, ``web_search_no_snippet``) runs on the ``bfcl-web-search``
+executor with the improved-mode options ``web_failure_rate`` and ``web_failure_seed``
+(:mod:`callbench.benchmarks.bfcl.web_search_cases`).
+``bfcl:memory`` (``memory_kv``, ``memory_vector``, ``memory_rec_sum``; with web search the group
+``bfcl:agentic``) runs each scenario's prerequisite conversations in earlier phases, then the questions,
+on the ``bfcl-memory`` executor; ``memory_vector`` needs the option ``embedding_model`` (a local folder)
+(:mod:`callbench.benchmarks.bfcl.memory_cases`).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from typing import Any
 from callbench.benchmarks.bfcl.calls import literal_rules
 from callbench.benchmarks.bfcl.data import (
     MULTI_TURN,
+    WEB_SEARCH,
     category_of,
     data_dir,
     expand,
@@ -24,12 +33,16 @@ from callbench.benchmarks.bfcl.data import (
     load_questions,
 )
 from callbench.benchmarks.bfcl.fixes import fix_answer
+from callbench.benchmarks.bfcl.format_sensitivity import CATEGORY as FORMAT_SENSITIVITY
+from callbench.benchmarks.bfcl.format_sensitivity import format_cases
+from callbench.benchmarks.bfcl.memory_cases import MEMORY, memory_cases, memory_settings
 from callbench.benchmarks.bfcl.models import bfcl_eval_version
 from callbench.benchmarks.bfcl.multi_turn_cases import multi_turn_case
 from callbench.benchmarks.bfcl.options import IMPROVED_SWITCHES, BfclOptions
 from callbench.benchmarks.bfcl.oracle import gold_calls
 from callbench.benchmarks.bfcl.schema import contract_from_doc
 from callbench.benchmarks.bfcl.scorer import options_from
+from callbench.benchmarks.bfcl.web_search_cases import suite_executor, web_search_cases, web_settings
 from callbench.plugin import Case, ConfigError, ExpectedStep, Message, Suite, SuiteOptions
 
 SUITE_NAME = "bfcl"
@@ -55,6 +68,15 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
     scoring = options_from(settings)
     cases: list[Case] = []
     for category in categories:
+        if category == FORMAT_SENSITIVITY:  # generated: 200 entries x 26 prompt formats
+            cases.extend(format_cases(folder, scoring, int(limit) if limit else None))
+            continue
+        if category in WEB_SEARCH:  # one data file for both variants; run on the suite's executor
+            cases.extend(web_search_cases(category, folder, int(limit) if limit else None))
+            continue
+        if category in MEMORY:  # prerequisite conversations (earlier phases), then the questions
+            cases.extend(memory_cases(category, folder, int(limit) if limit else None))
+            continue
         entries = load_questions(category, folder)
         answers = load_answers(category, folder)
         for entry in entries[: int(limit)] if limit else entries:
@@ -66,7 +88,7 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
     return Suite(
         name=SUITE_NAME,
         cases=cases,
-        executor="contract",
+        executor=suite_executor(cases),  # bfcl-web-search when web search cases are in it
         scorers=["bfcl"],
         strict_tiers=False,  # its own scorer is primary: `--tier all` does not add the gold-path tiers
         system_prompt=BFCL_SYSTEM_PROMPT,
@@ -79,6 +101,7 @@ def load_suite(spec: str, options: SuiteOptions | None = None) -> Suite:
             "categories": list(categories),
             # the installed package: its data (unless --data) and the multi-turn backends
             "data_versions": {"bfcl-eval": version} if version else {},
+            "bfcl_memory": memory_settings(categories, options.extra),  # embedding_model (vector)
         },
     )
 
@@ -100,6 +123,7 @@ def _parse(spec: str, options: SuiteOptions) -> tuple[tuple[str, ...], dict[str,
     for flag in _FLAGS:
         if flag in extra:
             settings[flag] = _flag(extra[flag], flag)
+    settings.update(web_settings(extra, mode))  # web_failure_rate, web_failure_seed (improved)
     return categories, settings
 
 

@@ -46,7 +46,7 @@ from callbench.harness.runfolder import (
 from callbench.harness.summary_stream import stream_summary
 from callbench.harness.validate import revalidate
 from callbench.plugin import Case, CaseRecord, Suite, SuiteOptions, UserError, sha256_of
-from callbench.types.records import RunHeader, SuiteInfo
+from callbench.types.records import RunHeader, SuiteInfo, pass_counts
 from callbench.types.version import __version__
 
 SUITE_PREFIX = "tau2:"
@@ -305,17 +305,11 @@ def _header(
 def _tally(report: Imported, records: list[CaseRecord]) -> None:
     report.records = len(records)
     report.errors = sum(r.status == "error" for r in records)
-    counts: dict[str, list[int]] = {}
     agree = compared = 0
     for record in records:
-        for name, verdict in record.verdicts.items():
-            if verdict.applicable:
-                tally = counts.setdefault(name, [0, 0])
-                tally[0] += verdict.passed
-                tally[1] += 1
         recorded = record.metadata.get("tau2_recorded_reward")
         if recorded is not None and REWARD in record.verdicts:
             compared += 1
             agree += recorded == record.verdicts[REWARD].details.get("reward")
-    report.passed = {name: (p, n) for name, (p, n) in counts.items()}
+    report.passed = pass_counts(records)
     report.agreement = (agree, compared)

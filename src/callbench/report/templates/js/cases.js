@@ -244,7 +244,7 @@ function openPanel(row, item) {
   const cell = el("td", { colspan: COLUMNS.length }, el("div", { class: "note", text: "loading…" }));
   row.after(el("tr", { class: "detail" }, cell));
   row.setAttribute("aria-expanded", "true");
-  loadRecord(item.run, item.index).then((rec) => cell.replaceChildren(panel(rec)),
+  loadRecord(item.run, item.index).then((rec) => cell.replaceChildren(panel(rec, item.run)),
     (err) => cell.replaceChildren(el("div", { class: "bad-text", text: `could not load the record: ${err}` })));
 }
 

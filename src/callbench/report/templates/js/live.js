@@ -32,6 +32,7 @@ function applyUpdate(run, upd) {
   run.offset = upd.offset;
   if (upd.statistics) run.statistics = upd.statistics;
   if (upd.breakdowns) DATA.breakdowns = upd.breakdowns;
+  if (upd.failures) DATA.failures = upd.failures;
   showLive(upd.live, progressOf(upd));
   const newHeader = upd.header && upd.header.harness_mode && !(run.header && run.header.harness_mode);
   if (newHeader) adoptHeader(run, upd.header, upd.run && upd.run.label);

@@ -68,7 +68,7 @@ function buildOverviewSlot() {
         " — click one to show that case in both runs."),
       el("div", { id: "comparisons" })),
     section("trials-section", "Repeated trials", el("div", { id: "trials" }), el("div", { id: "trial-notes" })),
-    section("cost-section", "Cost and speed", el("div", { id: "cost" })),
+    section("cost-section", "Cost and speed", el("div", { id: "cost" }), el("div", { id: "cost-chart" })),
     section("config-section", "What was run", el("div", { id: "config-warning-box" }), el("div", { id: "config" })));
 }
 
@@ -244,10 +244,12 @@ function renderCost() {
       figure("input", u.input, why.tokens), figure("output", u.output), figure("reasoning", u.reasoning), figure("cached", u.cached_input),
       el("td", { class: "num requests", "data-value": u.requests, text: `${u.requests}${u.cache_hits ? ` (+${u.cache_hits} cached)` : ""}` }),
       figure("p50", u.latency_ms_p50, why.latency, 1), figure("p95", u.latency_ms_p95, why.latency ? " " : undefined, 1),
-      figure("cost", u.cost_usd, why.cost, 4),
-      el("td", { class: "note", text: u.source + (u.price_model ? ` · priced as ${u.price_model}` : "") }));
+      figure("case-p50", u.case_latency_ms_p50, why.case_latency, 1), figure("case-p95", u.case_latency_ms_p95, undefined, 1),
+      figure("cost", u.cost_usd, why.cost, 4), costCell("cost-per-case", u.cost_per_case, why.cost ? " " : undefined), passCostCell(u),
+      el("td", { class: "note", text: u.source + (u.price_model ? ` · priced as ${u.price_model}${u.price_table ? ` (${u.price_table})` : ""}` : "") }));
   });
-  const t = table(["Run", "Input tokens", "Output tokens", "Reasoning", "Cached input", "Requests", "Latency p50 (ms)", "Latency p95 (ms)", "Cost (USD)", "Source"], rows);
+  const t = table(["Run", "Input tokens", "Output tokens", "Reasoning", "Cached input", "Requests", "Latency p50 (ms)", "Latency p95 (ms)",
+    "Case latency p50 (ms)", "Case latency p95 (ms)", "Cost (USD)", "Cost per case (USD)", "Cost per passed case (USD)", "Source"], rows);
   t.setAttribute("data-export", "cost-speed");
   // conversation runs: the agent's and the simulated user's tokens per conversation, apart
   const conversations = (DATA.usage || []).filter((u) => u.conversations_text).map((u) =>

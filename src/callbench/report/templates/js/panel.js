@@ -53,6 +53,7 @@ function roundCards(t) {
     return el("div", { class: "round" + (calls.length ? "" : " nocall"), "data-testid": "round-card" },
       el("strong", { text: `Round ${rd.index}` }), " ", el("span", { class: "when", text: when(rd.started_at) }),
       rd.reconstructed ? el("div", { class: "note", "data-testid": "reconstructed", text: "reconstructed from call timing" }) : null,
+      rd.agent_reported ? el("div", { class: "note", "data-testid": "agent-reported", text: `reported by the agent's own spans (OpenTelemetry)${rd.usage ? ` · ${rd.usage.input_tokens} in / ${rd.usage.output_tokens} out tokens` : ""}` }) : null,
       rd.latency_ms != null ? el("span", { class: "when", text: ` · ${Math.round(rd.latency_ms)} ms` }) : null,
       el("div", {}, badges), rd.nudge ? el("div", { class: "note", text: `nudge: ${rd.nudge}` }) : null,
       rd.text ? el("pre", { text: rd.text }) : null,
@@ -88,7 +89,7 @@ function callList(calls) {
             : el("div", { class: "note", "data-testid": "call-result-none", text: `(no result: ${c.execution || "not executed"})` }))))));
 }
 
-function panel(r) {
+function panel(r, runIndex) {
   const t = r.trace || { rounds: [], calls: [] };
   const calls = t.calls || [];
   const verdicts = Object.entries(r.verdicts || {}).map(([tier, v]) => el("div", {},
@@ -107,7 +108,8 @@ function panel(r) {
     stateDiffs(r),
     el("h4", { text: "Final text" }), el("pre", { "data-testid": "final-text", text: t.final_text || "" }),
     el("h4", { text: "Evaluation" }), verdicts,
-    el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + calls.map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }));
+    el("h4", { text: "Timing" }), el("div", { text: `case ${fmt(r.duration_ms, 0)} ms · stop: ${t.stop_reason || "–"} · ` + calls.map((c) => `${c.tool} ${fmt(c.duration_ms, 1)} ms`).join(", ") }),
+    runIndex === undefined ? null : caseCost(r, runIndex));
 }
 
 function agentSection(a) {
@@ -121,7 +123,17 @@ function agentSection(a) {
       el("span", { class: "when", "data-testid": "agent-exit", text: ` · exit code ${a.exit_code === null || a.exit_code === undefined ? "–" : a.exit_code}` }),
       el("span", { class: "when", text: ` · ${fmt(a.duration_ms, 0)} ms` })),
     a.message ? el("div", { class: ok ? "" : "bad-text", "data-testid": "agent-message", text: a.message }) : null,
-    a.stderr_tail ? [el("div", { class: "note", text: "stderr (tail)" }), el("pre", { class: "stderr", "data-testid": "agent-stderr", text: a.stderr_tail })] : null);
+    a.stderr_tail ? [el("div", { class: "note", text: "stderr (tail)" }), el("pre", { class: "stderr", "data-testid": "agent-stderr", text: a.stderr_tail })] : null,
+    a.details && a.details.otel ? agentSpans(a.details.otel) : null);
+}
+
+function agentSpans(o) {
+  // --agent-otel: what the agent's own OpenTelemetry spans say (its figures, not callbench's measurement).
+  const u = o.usage || {};
+  const said = o.spans ? `${o.spans} spans · ${o.requests} model requests · ${u.input_tokens || 0} input + ${u.output_tokens || 0} output tokens`
+    + ` (${u.reasoning_tokens || 0} reasoning, ${u.cached_tokens || 0} cached)` + (o.models && o.models.length ? ` · ${o.models.join(", ")}` : "")
+    + (o.cost_usd != null ? ` · $${Number(o.cost_usd).toFixed(4)} as reported` : "") : "no spans arrived";
+  return el("div", { class: "note", "data-testid": "agent-spans", text: `agent's own spans (OpenTelemetry): ${said}` });
 }
 
 function callTimeline(calls) {
