@@ -118,7 +118,8 @@ TARGETS = [
     # after the first draws mostly repeat what earlier ones reached.
     Target("genomics", "genomics", 10),
     Target("mcp-git", "mcp-git", 5, pins={"repo_path": "/repo"}),
-    Target("mcp-memory", "mcp-memory", 3),  # a node server per call (its own graph): few draws
+    # a node server per session (its own graph): one per tool, not one per call (0.2 s each)
+    Target("mcp-memory", "mcp-memory", 3, session_per_tool=True),
     Target("bfcl-multi-turn", "bfcl:multi_turn_base", 4),  # 128 methods: a large suite too
     Target("dag-silent", "dag:n_core=5;depth=2;n_conn=2;n_dis=2;seeds=1", 10),
     Target(

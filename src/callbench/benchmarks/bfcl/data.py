@@ -52,6 +52,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "agentic": AGENTIC,
     "all": SINGLE_TURN + MULTI_TURN,
 }
+PREREQ_SUFFIX = "_prereq"
+"""A memory category's prerequisite conversations: category ``memory_<backend>_prereq``."""
 NO_ANSWER = ("irrelevance", "live_irrelevance", "live_relevance")
 INSTALL_HINT = "install BFCL's data with `pip install --no-deps bfcl-eval` (or pass --data DIR)"
 
@@ -70,6 +72,26 @@ def expand(spec: str) -> tuple[str, ...]:
             known = ", ".join(list(GROUPS) + list(SINGLE_TURN + MULTI_TURN + AGENTIC) + [FORMAT_SENSITIVITY])
             raise UserError(f"bfcl: unknown category or group {part!r}; known: {known}")
     return tuple(dict.fromkeys(names))
+
+
+def result_folder(category: str) -> str | None:
+    """The folder of a category's result and score files inside a model's folder, as bfcl-eval's
+    ``get_directory_structure_by_category`` places them (``agentic/memory/kv`` for ``memory_kv`` and
+    its prerequisite conversations); None for a category BFCL does not have."""
+    if category in NON_LIVE:
+        return "non_live"
+    if category in LIVE:
+        return "live"
+    if category in MULTI_TURN:
+        return "multi_turn"
+    if category == FORMAT_SENSITIVITY:
+        return FORMAT_SENSITIVITY
+    if category in WEB_SEARCH:
+        return "agentic"
+    memory = category.removesuffix(PREREQ_SUFFIX)
+    if memory in MEMORY:
+        return f"agentic/memory/{memory.removeprefix('memory_')}"
+    return None
 
 
 def package_root() -> Path | None:

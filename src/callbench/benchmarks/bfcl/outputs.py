@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from callbench.benchmarks.bfcl.aggregate import aggregate_rows
-from callbench.benchmarks.bfcl.data import LIVE, MULTI_TURN, NON_LIVE, VERSION_PREFIX
+from callbench.benchmarks.bfcl.data import AGENTIC, MULTI_TURN, VERSION_PREFIX, result_folder
 from callbench.benchmarks.bfcl.models import bfcl_eval_version
 from callbench.benchmarks.bfcl.options import Check
 from callbench.benchmarks.bfcl.results import EntryVerdict, FileScore
@@ -45,12 +45,9 @@ HARNESS_MODE = "bfcl-generate"
 
 
 def group_of(category: str) -> str:
-    """BFCL's sub-folder for a category (``non_live``, ``live`` or ``multi_turn``)."""
-    if category in NON_LIVE:
-        return "non_live"
-    if category in LIVE:
-        return "live"
-    return "multi_turn" if category in MULTI_TURN else "other"
+    """BFCL's sub-folder for a category's score file (``non_live``, ``live``, ``multi_turn``,
+    ``agentic`` or ``agentic/memory/<backend>``)."""
+    return result_folder(category) or "other"
 
 
 def score_line(model: str, category: str, entry: EntryVerdict) -> dict[str, Any]:
@@ -192,7 +189,8 @@ def entry_record(file: FileScore, entry: EntryVerdict, settings: dict[str, Any])
 def result_trace(category: str, entry: EntryVerdict) -> Trace:
     """The stored result as a trace (for viewing; the verdict comes from the raw result)."""
     trace = Trace(usage=_usage(entry.usage))
-    steps = _steps(entry.result) if category in MULTI_TURN else [(0, entry.result)]
+    turns = category in MULTI_TURN or category in AGENTIC
+    steps = _steps(entry.result) if turns else [(0, entry.result)]
     round_turns = []
     for number, (turn, step) in enumerate(steps, 1):
         info = RoundInfo(index=number, started_at=0.0)
@@ -204,7 +202,7 @@ def result_trace(category: str, entry: EntryVerdict) -> Trace:
         trace.rounds.append(info)
         round_turns.append(turn)
     trace.final_text = trace.rounds[-1].text if trace.rounds else ""
-    if category in MULTI_TURN:
+    if turns:
         trace.final_state = {"bfcl": {"round_turns": round_turns}}
     return trace
 

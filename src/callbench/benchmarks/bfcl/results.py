@@ -10,6 +10,10 @@ Function names: BFCL decides per model whether ``.`` in a function name must arr
 (the model config's ``underscore_to_dot``).  callbench does the same: a model registered in
 the installed ``bfcl-eval`` uses its config, any other model needs ``--name-convention``
 (see :mod:`callbench.benchmarks.bfcl.models`).  Nothing is inferred from the calls in a file.
+
+Agentic categories (memory, web search) are judged by BFCL's agentic check of the last step that is
+not a call (:func:`callbench.benchmarks.bfcl.agentic.judge_result`); memory prerequisite files
+(``BFCL_v4_memory_<backend>_prereq_result.json``) are skipped, as ``bfcl evaluate`` skips them.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from callbench.benchmarks.bfcl.agentic import judge_result
 from callbench.benchmarks.bfcl.aggregate import summarise
 from callbench.benchmarks.bfcl.data import (
+    AGENTIC,
+    MEMORY,
     MULTI_TURN,
     SINGLE_TURN,
     VERSION_PREFIX,
+    WEB_SEARCH,
     data_dir,
     load_answers,
     load_questions,
@@ -137,8 +145,8 @@ def find_models(folder: Path) -> dict[str, dict[str, Path]]:
         files: dict[str, Path] = {}
         for path in sorted(model_dir.rglob(f"{VERSION_PREFIX}_*{_SUFFIX}")):
             category = category_of_file(path)
-            if category not in SINGLE_TURN + MULTI_TURN:
-                continue
+            if category not in SINGLE_TURN + MULTI_TURN + AGENTIC:
+                continue  # memory prerequisite conversations too: not scored, as in BFCL
             if category in files:
                 raise UserError(
                     f"{model_dir}: category {category} appears twice for model {model!r} "
@@ -180,6 +188,14 @@ def judge_line(
         key: row[key] for key in ("input_token_count", "output_token_count", "latency") if key in row
     }
     result = row["result"]
+    if category in AGENTIC:  # the same check in both modes
+        check = judge_result(result, list(answer or []))
+        verdict = EntryVerdict(
+            entry["id"], check.valid, check.error_type, check.errors, result, answer, usage=usage
+        )
+        if options.improved:
+            verdict.faithful_valid, verdict.faithful_error_type = check.valid, check.error_type
+        return verdict
     if category in MULTI_TURN:
         outcome = judge_multi_result(entry, result, answer)
         return EntryVerdict(
@@ -216,18 +232,35 @@ def score_file(
 ) -> FileScore:
     """Judge every entry of one result file under the model's name convention."""
     rows = read_jsonl(path)
-    questions = {entry["id"]: entry for entry in load_questions(category, folder)}
-    answers = load_answers(category, folder)
+    questions, answers = category_entries(category, folder)
     options = replace(options, underscore_to_dot=bool(convention.underscore_to_dot))
     score = FileScore(path, model, category, convention)
     for number, row in enumerate(rows, 1):
-        entry = questions.get(row.get("id")) if isinstance(row, dict) else None
+        entry = questions.get(str(row.get("id"))) if isinstance(row, dict) else None
         if entry is None or "result" not in row:
             found = row.get("id") if isinstance(row, dict) else row
             raise UserError(f"{path}:{number}: unknown entry id {found!r} or no 'result'")
         score.entries.append(judge_line(row, entry, category, answers.get(entry["id"]), options))
-        score.text_results += category not in MULTI_TURN and isinstance(row["result"], str)
+        score.text_results += category in SINGLE_TURN and isinstance(row["result"], str)
     return score
+
+
+def category_entries(category: str, folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """(question entries by id, possible answers by id) of one category, ids as BFCL names them
+    (memory and web search entries renamed for their category, as bfcl-eval renames them)."""
+    if category in MEMORY:
+        from callbench.benchmarks.bfcl.memory_cases import load_memory
+
+        data = load_memory(category, folder)
+        questions = {entry["id"]: entry for entry in data.questions}
+        return questions, {key: row.get("ground_truth") for key, row in data.answers.items()}
+    if category in WEB_SEARCH:
+        from callbench.benchmarks.bfcl.web_search_cases import load_answers as web_answers
+        from callbench.benchmarks.bfcl.web_search_cases import load_entries
+
+        questions = {entry["id"]: entry for entry in load_entries(category, folder)}
+        return questions, {key: row.get("ground_truth") for key, row in web_answers(category, folder).items()}
+    return {entry["id"]: entry for entry in load_questions(category, folder)}, load_answers(category, folder)
 
 
 def score_results(
