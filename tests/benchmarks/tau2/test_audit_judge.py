@@ -144,7 +144,7 @@ def test_a_judge_outage_is_an_error_record_not_the_agents_failure(tmp_path: Path
         spec = f"openai:judge@{judge_server.url}"
         # The judge's own retries (six, with back-off, by default), made quick for the test.
         quick = ModelOptions(retry=RetryPolicy(max_retries=1, base_delay_s=0.01))
-        judge_module._SHARED[(spec, "")] = judge_module.AuditJudge(
+        judge_module._SHARED[("AuditJudge", spec, "")] = judge_module.AuditJudge(
             Model(make_provider(spec), options=quick), label=spec
         )
         result = run(tmp_path / "run", ids, user=f"openai:sim@{user_server.url}", judge=spec, max_retries=0)

@@ -25,18 +25,29 @@ counted apart), never the agent's failure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from callbench.benchmarks.tau2 import trajectory as tj
 from callbench.benchmarks.tau2.audit import SimulatorFault, simulator_faults
 from callbench.benchmarks.tau2.data import environments, final_state
-from callbench.benchmarks.tau2.judge import AuditJudge, Finding, shared_judge
+from callbench.benchmarks.tau2.judge import (
+    AuditJudge,
+    Finding,
+    JsonJudge,
+    NLJudge,
+    finding_of,
+    nl_question,
+    nl_verdicts,
+    shared_judge,
+)
 from callbench.benchmarks.tau2.judge import question as judge_question
 from callbench.plugin import (
     Aggregate,
     Case,
     CaseRecord,
+    ProviderError,
     Reason,
     Scorer,
     Suite,
@@ -106,10 +117,17 @@ def end_state(domain: str, task: Any, calls: list[dict[str, Any]], recorded: Any
 
 
 def reward(
-    domain: str, task: Any, trajectory: list[dict[str, Any]], termination: str, recorded: Any = None
+    domain: str,
+    task: Any,
+    trajectory: list[dict[str, Any]],
+    termination: str,
+    recorded: Any = None,
+    *,
+    nl_met: list[bool] | None = None,
 ) -> dict[str, Any]:
     """τ²'s reward of one trajectory and its components (``reward``, ``reward_breakdown``, checks).
-    ``recorded``: the end state the executor kept, when the trajectory ran on callbench."""
+    ``recorded``: the end state the executor kept, when the trajectory ran on callbench; ``nl_met``:
+    the NL-assertion judge's answers, which a task whose basis names ``NL_ASSERTION`` needs."""
     out: dict[str, Any] = {
         "reward": 0.0,
         "reward_breakdown": {},
@@ -126,8 +144,11 @@ def reward(
     if criteria is None:
         return {**out, "reward": 1.0, "note": "no evaluation criteria"}
     basis = {b.value for b in criteria.reward_basis}
-    if "NL_ASSERTION" in basis:
-        raise SuiteError(f"τ² task {task.id!r}: natural-language assertions need a judge, not declared")
+    if "NL_ASSERTION" in basis and nl_met is None:
+        raise SuiteError(
+            f"τ² task {task.id!r}: its reward needs its natural-language assertions judged: declare a "
+            "judge with --option nl_judge=PROVIDER:MODEL"
+        )
     calls = tj.tool_calls_in_order(trajectory)
     total, breakdown = 1.0, {}
     nothing_to_check = criteria.actions is None and criteria.env_assertions is None
@@ -160,13 +181,30 @@ def reward(
     if "COMMUNICATE" in basis:
         breakdown["COMMUNICATE"] = 1.0 if all(told) else 0.0
         total *= breakdown["COMMUNICATE"]
+    if "NL_ASSERTION" in basis and nl_met is not None:
+        breakdown["NL_ASSERTION"] = 1.0 if all(nl_met) else 0.0
+        total *= breakdown["NL_ASSERTION"]
     out["reward"] = total
     out["reward_breakdown"] = breakdown
     return out
 
 
+NOT_ASKED = object()
+"""What offline scoring gets from a judge whose answer is not cached (it never asks)."""
+Answer = Callable[[JsonJudge, str], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class NLAnswers:
+    """The NL-assertion judge's answers for one conversation (``met`` ``None``: none usable)."""
+
+    met: list[bool] | None
+    status: str
+
+
 class Tau2RewardScorer(Scorer):
-    """τ²'s reward per conversation (pass = reward 1), with the simulator audit: the rules, then the
+    """τ²'s reward per conversation (pass = reward 1), natural-language assertions judged by the
+    declared NL judge (``--option nl_judge=...``), with the simulator audit: the rules, then the
     declared audit judge (``--option audit_judge=...``) where they found nothing."""
 
     name = NAME
@@ -174,70 +212,140 @@ class Tau2RewardScorer(Scorer):
     def __init__(self, suite: Suite) -> None:
         self.tasks: dict[str, Any] = dict(suite.metadata.get("tau2_tasks") or {})
         self.domain = str(suite.metadata.get("domain") or "")
-        spec = suite.metadata.get("audit_judge")
+        meta = suite.metadata
         self.judge: AuditJudge | None = (
-            shared_judge(str(spec), suite.metadata.get("audit_judge_cache")) if spec else None
+            shared_judge(str(meta["audit_judge"]), meta.get("audit_judge_cache"))
+            if meta.get("audit_judge")
+            else None
+        )
+        self.nl_judge: NLJudge | None = (
+            shared_judge(str(meta["nl_judge"]), meta.get("nl_judge_cache"), NLJudge)
+            if meta.get("nl_judge")
+            else None
         )
 
     def score(self, case: Case, trace: Trace) -> Verdict:
-        """The verdict, with the audit judge's cached finding where it is needed (no request)."""
-        scored = self._reward(case, trace)
-        if isinstance(scored, Verdict):
-            return scored
-        verdict, trajectory = scored
+        """The verdict, with the judges' cached answers where they are needed (no request)."""
+        return _run_now(self._score(case, trace, _cached))
+
+    async def ascore(self, case: Case, trace: Trace) -> Verdict:
+        """The verdict, asking the judges where they are needed and their answer is not cached."""
+        return await self._score(case, trace, _asked)
+
+    async def _score(self, case: Case, trace: Trace, answer: Answer) -> Verdict:
+        task = self.tasks.get(str(case.executor_config.get("task_id", case.id)))
+        if task is None:
+            return Verdict(scorer=NAME, passed=False, applicable=False, rationale="not a τ² task")
+        trajectory = tj.messages(case, trace)
+        termination = tj.termination_reason(trace)
+        nl = await self._nl_answers(task, trajectory, termination, answer)
+        recorded = (trace.final_state or {}).get("tau2")
+        result = reward(self.domain, task, trajectory, termination, recorded, nl_met=nl.met if nl else None)
+        verdict = _verdict_of(result)
+        if nl is not None:
+            verdict = _with_nl(verdict, nl, self.nl_judge)
+        if verdict.passed:
+            return verdict
+        verdict = _charged_to_user(verdict, simulator_faults(case, task, trajectory, trace, result))
         if not self._needs_judge(verdict, trace):
             return verdict
         assert self.judge is not None
-        found = self.judge.lookup(judge_question(case, trajectory))
-        if found is None:
+        reply = await answer(self.judge, judge_question(case, trajectory))
+        if reply is NOT_ASKED:
             return _with_judge_note(
                 verdict, {"judge_model": self.judge.label, "status": "not asked (offline)"}
             )
-        return _judged(verdict, found, self.judge)
+        return _judged(verdict, finding_of(reply), self.judge)
 
-    async def ascore(self, case: Case, trace: Trace) -> Verdict:
-        """The verdict, asking the audit judge where it is needed and its finding is not cached."""
-        scored = self._reward(case, trace)
-        if isinstance(scored, Verdict):
-            return scored
-        verdict, trajectory = scored
-        if not self._needs_judge(verdict, trace):
-            return verdict
-        assert self.judge is not None
-        return _judged(verdict, await self.judge.ask(judge_question(case, trajectory)), self.judge)
+    async def _nl_answers(
+        self, task: Any, trajectory: list[dict[str, Any]], termination: str, answer: Answer
+    ) -> NLAnswers | None:
+        """The NL judge's answers on a finished conversation of a task with assertions (``None``: no
+        judge, no assertions, or a conversation τ² scores 0 anyway). A task whose reward needs them
+        and gets none: the judge's fault, raised (an error record), never the agent's failure."""
+        criteria = task.evaluation_criteria
+        assertions = [str(a) for a in (criteria.nl_assertions or [])] if criteria is not None else []
+        if not assertions or self.nl_judge is None or termination not in FINISHED:
+            return None
+        reply = await answer(self.nl_judge, nl_question(trajectory, assertions))
+        if reply is NOT_ASKED:
+            found = NLAnswers(None, "not judged (offline: no cached answer)")
+        else:
+            met = nl_verdicts(reply, len(assertions))
+            found = NLAnswers(met, "judged" if met is not None else "unparsable reply")
+        if found.met is None and "NL_ASSERTION" in {b.value for b in criteria.reward_basis}:
+            raise NLJudgeUnanswered(
+                f"τ² task {task.id!r}: the NL-assertion judge gave no answer: {found.status}"
+            )
+        return found
 
     def _needs_judge(self, verdict: Verdict, trace: Trace) -> bool:
         """A failed conversation of a simulated user that no rule charged to the user, with a judge."""
         simulated = any(turn.model for turn in trace.user_turns or [])
         return self.judge is not None and simulated and not verdict.passed and verdict.applicable
 
-    def _reward(self, case: Case, trace: Trace) -> Verdict | tuple[Verdict, list[dict[str, Any]]]:
-        """The reward verdict after the rules' audit, and the trajectory (a finished verdict alone when
-        there is nothing a judge could add)."""
-        task = self.tasks.get(str(case.executor_config.get("task_id", case.id)))
-        if task is None:
-            return Verdict(scorer=NAME, passed=False, applicable=False, rationale="not a τ² task")
-        trajectory = tj.messages(case, trace)
-        recorded = (trace.final_state or {}).get("tau2")
-        result = reward(self.domain, task, trajectory, tj.termination_reason(trace), recorded)
-        passed = result["reward"] == 1.0
-        verdict = Verdict(
-            scorer=NAME,
-            passed=passed,
-            partial=result["reward"],
-            reasons=[] if passed else _reasons(result),
-            rationale=f"reward {result['reward']:g}" + (f" ({result['note']})" if "note" in result else ""),
-            details=result,
-            metrics={"reward": result["reward"]},
-        )
-        if passed:
-            return verdict
-        return _charged_to_user(verdict, simulator_faults(case, task, trajectory, trace, result)), trajectory
-
     def aggregate(self, records: Iterable[CaseRecord]) -> Aggregate | None:
         from callbench.benchmarks.tau2.figures import reward_figures
 
         return reward_figures(records)
+
+
+class NLJudgeUnanswered(ProviderError):
+    """The NL-assertion judge's answer a task's reward needs is missing or unreadable: the record is an
+    error record (the judge's fault), re-run by ``--resume``."""
+
+
+async def _cached(judge: JsonJudge, text: str) -> Any:
+    """Offline scoring's answer: the cached reply, or :data:`NOT_ASKED` (it never suspends)."""
+    reply = judge.lookup(text)
+    return NOT_ASKED if reply is None else reply
+
+
+async def _asked(judge: JsonJudge, text: str) -> Any:
+    return await judge.ask(text)
+
+
+def _run_now(pending: Coroutine[Any, Any, Verdict]) -> Verdict:
+    """The result of a coroutine that never suspends (scoring with cached answers only)."""
+    try:
+        pending.send(None)
+    except StopIteration as done:
+        return done.value
+    pending.close()
+    raise RuntimeError("offline τ² scoring waited on a judge")
+
+
+def _verdict_of(result: dict[str, Any]) -> Verdict:
+    """The reward verdict of one conversation's reward components."""
+    passed = result["reward"] == 1.0
+    return Verdict(
+        scorer=NAME,
+        passed=passed,
+        partial=result["reward"],
+        reasons=[] if passed else _reasons(result),
+        rationale=f"reward {result['reward']:g}" + (f" ({result['note']})" if "note" in result else ""),
+        details=result,
+        metrics={"reward": result["reward"]},
+    )
+
+
+def _with_nl(verdict: Verdict, nl: NLAnswers, judge: NLJudge | None) -> Verdict:
+    """The NL judge's answers in the details, and beside the deterministic components as a judge pair
+    (``callbench audit-judge``): does the judge's "every assertion holds" agree with the reward's
+    other components (database, assertions, actions, communicated information)?"""
+    label = judge.label if judge is not None else ""
+    others = [v for k, v in verdict.details.get("reward_breakdown", {}).items() if k != "NL_ASSERTION"]
+    pair = {
+        "source": "τ² NL assertions",
+        "judge": label,
+        "judge_passed": None if nl.met is None else all(nl.met),
+        "status": nl.status,
+        "strict": "τ² reward without NL assertions",
+        "strict_passed": all(v == 1.0 for v in others),
+    }
+    note = {"judge_model": label, "prompt_hash": judge.prompt_hash if judge else "", "status": nl.status}
+    details = {**verdict.details, "nl_assertions": nl.met or [], "nl_judge": note, "judge_pair": pair}
+    return verdict.model_copy(update={"details": details})
 
 
 def _charged_to_user(verdict: Verdict, faults: Sequence[SimulatorFault]) -> Verdict:

@@ -43,8 +43,9 @@ from callbench.plugin import (
     UserSide,
 )
 
-OPTIONS = ("split", "audit_judge", "audit_judge_cache")
-"""``--option`` names: a τ² task split; the audit judge (``provider:model``) and its cache folder."""
+OPTIONS = ("split", "audit_judge", "audit_judge_cache", "nl_judge", "nl_judge_cache")
+"""``--option`` names: a τ² task split; the audit judge and the natural-language assertion judge
+(``provider:model``), each with its cache folder."""
 SCORERS = ("tau2-reward", "native-function-contract", "real-tool-execution", "task-completion-execution")
 MAX_USER_TURNS = 50
 MAX_AGENT_ROUNDS = 100
@@ -114,6 +115,8 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
             "domain": domain,
             "audit_judge": options.extra.get("audit_judge"),
             "audit_judge_cache": options.extra.get("audit_judge_cache"),
+            "nl_judge": options.extra.get("nl_judge"),
+            "nl_judge_cache": options.extra.get("nl_judge_cache"),
         },
     )
     suite.metadata["tau2_tasks"] = {task.id: task for task in tasks}
