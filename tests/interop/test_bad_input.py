@@ -66,9 +66,10 @@ def test_newer_record_schema_is_refused_in_one_line(noisy_run, tmp_path, capsys)
         assert len(err) == 1 and err[0].startswith("callbench: error:") and "nothing was written" in err[0]
 
 
-def test_older_record_schema_is_exported(noisy_run, tmp_path):
+def test_older_record_schema_is_exported(noisy_run, tmp_path, inspect_read):
     """A record written by an older callbench (schema 0, without the fields added since) exports as
-    the typed reader reads it, and the log says which record it was."""
+    the typed reader reads it, and the log says which record it was (read with inspect_ai's own
+    reader)."""
     run = _copy(noisy_run, tmp_path, "older")
     lines = (run / "records.jsonl").read_text().splitlines()
     record = json.loads(lines[0])
@@ -77,9 +78,8 @@ def test_older_record_schema_is_exported(noisy_run, tmp_path):
         record.pop(later, None)
     lines[0] = json.dumps(record)
     (run / "records.jsonl").write_text("\n".join(lines) + "\n")
-    from inspect_ai.log import read_eval_log
-
-    log = read_eval_log(str(export_inspect(run, tmp_path / "old.eval").path))
+    (read,) = inspect_read(export_inspect(run, tmp_path / "old.eval").path)
+    log = read.log
     assert len(log.samples) == 16
     old = next(s for s in log.samples if s.metadata["callbench"].get("record_schema_version") == 0)
     assert old.metadata["callbench"]["key"] == record["key"]

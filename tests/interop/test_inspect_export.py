@@ -1,8 +1,10 @@
-"""`callbench export inspect`: the .eval log read back with inspect_ai's own reader."""
+"""`callbench export inspect`: the .eval log read back with inspect_ai's own reader (``read_eval_log``
+in inspect_ai's venv, through inspect_reference.py: conftest.py)."""
 
 from __future__ import annotations
 
 import json
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -11,17 +13,31 @@ import pytest
 from callbench.harness.runfolder import read_run
 from callbench.interop.inspect_log import export_inspect
 
-inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect_ai is in the test extra")
-
 STRICT = ["native-function-contract", "real-tool-execution", "task-completion-execution"]
 
 
-def _read(path: Path):
-    return inspect_log.read_eval_log(str(path))
+@pytest.fixture(scope="module")
+def exported(oracle_run, noisy_run, live_like_run, tmp_path_factory, inspect_read):
+    """The oracle, noisy and live-like runs exported, each with its log as inspect_ai reads it (one
+    reader process for the three): ``name -> (export result, {"log", "summaries"})``."""
+    out = tmp_path_factory.mktemp("inspect-export")
+    runs = {"oracle": oracle_run, "noisy": noisy_run, "live": live_like_run}
+    done = {name: export_inspect(run, out / f"{name}.eval") for name, run in runs.items()}
+    read = inspect_read(*(result.path for result in done.values()))
+    return {name: (done[name], line) for name, line in zip(done, read, strict=True)}
 
 
-def test_layout_and_reader(oracle_run, tmp_path):
-    done = export_inspect(oracle_run, tmp_path / "run.eval")
+def test_the_reference_venv_pins_the_extras_release(inspect_version):
+    """The venv the tests read logs with has the release users get with `callbench[inspect]`."""
+    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"
+    ]
+    assert extras["optional-dependencies"]["inspect"] == [f"inspect_ai=={inspect_version}"]
+    assert not any(r.startswith("inspect_ai") for r in extras["optional-dependencies"]["test"])
+
+
+def test_layout_and_reader(oracle_run, exported):
+    done, read = exported["oracle"]
     with zipfile.ZipFile(done.path) as archive:
         names = set(archive.namelist())
         start = json.loads(archive.read("_journal/start.json"))
@@ -30,12 +46,14 @@ def test_layout_and_reader(oracle_run, tmp_path):
     assert start["version"] == 2 and start["eval"]["task"] == "callbench/starter"
 
     run = read_run(oracle_run)
-    log = _read(done.path)
+    log = read.log
     assert log.version == 2 and log.status == "success"
     # one sample per case and trial: the trial is the epoch
     assert len(log.samples) == len(run.records) == 32
     assert {(s.id, s.epoch) for s in log.samples} == {(r.case_id, r.trial) for r in run.records}
     assert all(f"samples/{s.id}_epoch_{s.epoch}.json" in names for s in log.samples)
+    # the samples list inspect view shows is read from the summaries
+    assert sorted((s.id, s.epoch) for s in read.summaries) == sorted((s.id, s.epoch) for s in log.samples)
     assert log.eval.config.epochs == 2
     # the run's configuration and hashes in the eval spec
     meta = log.eval.metadata["callbench"]
@@ -49,8 +67,8 @@ def test_layout_and_reader(oracle_run, tmp_path):
     assert log.eval.packages["callbench"] == run.header.callbench_version
 
 
-def test_messages_calls_and_results(oracle_run, tmp_path):
-    log = _read(export_inspect(oracle_run, tmp_path / "run.eval").path)
+def test_messages_calls_and_results(oracle_run, exported):
+    log = exported["oracle"][1].log
     records = {(r.case_id, r.trial): r for r in read_run(oracle_run).records}
     for sample in log.samples:
         record = records[(sample.id, sample.epoch)]
@@ -68,8 +86,8 @@ def test_messages_calls_and_results(oracle_run, tmp_path):
         assert sample.metadata["callbench"]["key"] == record.key
 
 
-def test_one_scorer_per_tier_never_merged(noisy_run, tmp_path):
-    log = _read(export_inspect(noisy_run, tmp_path / "run.eval").path)
+def test_one_scorer_per_tier_never_merged(noisy_run, exported):
+    log = exported["noisy"][1].log
     run = read_run(noisy_run)
     scorers = [s.name for s in log.results.scores]
     assert scorers == [
@@ -107,10 +125,10 @@ def test_one_scorer_per_tier_never_merged(noisy_run, tmp_path):
     assert set(reductions) == set(scorers)
 
 
-def test_usage_reasoning_errors_and_unparsed_calls(live_like_run, tmp_path):
-    done = export_inspect(live_like_run, tmp_path / "live.eval")
+def test_usage_reasoning_errors_and_unparsed_calls(live_like_run, exported):
+    done, read = exported["live"]
     assert done.errors == 1
-    log = _read(done.path)
+    log = read.log
     assert log.eval.model == "openai/gpt-5-mini"
     errored = [s for s in log.samples if s.error is not None]
     assert len(errored) == 1 and "HTTP 503" in errored[0].error.message and not errored[0].scores

@@ -1,65 +1,99 @@
 """`callbench import inspect`: inspect logs written with inspect_ai's own writer (as inspect_evals'
-bfcl task writes them) and callbench's own exports, read into run folders that callbench scores."""
+bfcl task writes them; built from inspect_ai's classes and written with ``write_eval_log`` in
+inspect_ai's venv, through inspect_reference.py: conftest.py) and callbench's own exports, read into run
+folders that callbench scores.
+
+inspect_ai writes a ``.eval`` zstd-compressed, which callbench reads only with inspect_ai installed (the
+``inspect`` extra, not in the test environment): each log is also written as inspect's JSON log, which
+callbench reads itself, and the ``.eval`` is imported too (the same run with inspect_ai, the missing
+extra in one line without it)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from callbench.cli.main import main
-from callbench.errors import UserError
+from callbench.errors import MissingExtraError, UserError
 from callbench.harness.runfolder import read_run
 from callbench.interop.inspect_import import import_inspect
 from callbench.interop.inspect_log import export_inspect
 
-log_api = pytest.importorskip("inspect_ai.log", reason="inspect_ai is in the test extra")
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelUsage  # noqa: E402
-from inspect_ai.scorer import Score  # noqa: E402
-from inspect_ai.tool import ToolCall  # noqa: E402
+# The EvalLog, EvalSpec, EvalSample... of each log, as JSON (inspect_reference.py validates them into
+# inspect_ai's classes: ChatMessageSystem/User/Assistant by ``role``, ToolCall, Score, ModelUsage).
 
 
-def _spec(task: str, n: int) -> log_api.EvalSpec:
-    return log_api.EvalSpec(
-        created="2026-11-01T10:00:00+00:00",
-        task=task,
-        dataset=log_api.EvalDataset(name="BFCL", samples=n),
-        model="openai/gpt-4o-mini",
-        config=log_api.EvalConfig(),
-    )
+def _spec(task: str, n: int) -> dict[str, Any]:
+    return {
+        "created": "2026-11-01T10:00:00+00:00",
+        "task": task,
+        "dataset": {"name": "BFCL", "samples": n},
+        "model": "openai/gpt-4o-mini",
+        "config": {},
+    }
 
 
-def _write(path: Path, task: str, samples: list) -> Path:
-    log = log_api.EvalLog(
-        status="success",
-        eval=_spec(task, len(samples)),
-        samples=samples,
-        results=log_api.EvalResults(total_samples=len(samples), completed_samples=len(samples)),
-    )
-    log_api.write_eval_log(log, str(path))
-    return path
+def _log(task: str, samples: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "status": "success",
+        "eval": _spec(task, len(samples)),
+        "samples": samples,
+        "results": {"total_samples": len(samples), "completed_samples": len(samples)},
+    }
 
 
-def _sample(sid: str, category: str, calls: list[tuple[str, dict]], value: str, **kw) -> log_api.EvalSample:
-    question = [ChatMessageSystem(content="You are a function-calling model."), ChatMessageUser(content="q")]
-    answer = ChatMessageAssistant(
-        content="",
-        model="gpt-4o-mini-2024-07-18",
-        tool_calls=[ToolCall(id=f"call_{i}", function=f, arguments=a) for i, (f, a) in enumerate(calls)],
-    )
-    return log_api.EvalSample(
-        id=sid,
-        epoch=1,
-        input=question,
-        target="[]",
-        messages=[*question, answer],
-        scores={"bfcl_scorer": Score(value=value)},
-        metadata={"category_name": category, "scorer": "simple"},
-        model_usage={"openai/gpt-4o-mini": ModelUsage(input_tokens=90, output_tokens=12, total_tokens=112)},
+def _write(inspect_write, tmp_path: Path, name: str, task: str, samples: list) -> tuple[Path, Path]:
+    """The log as inspect_ai writes ``NAME.eval`` (zstd) and ``NAME.json``, in one writer process."""
+    both = (tmp_path / f"{name}.eval", tmp_path / f"{name}.json")
+    inspect_write({path: _log(task, samples) for path in both})
+    return both
+
+
+def _sample(sid: str, category: str, calls: list[tuple[str, dict]], value: str, **kw) -> dict[str, Any]:
+    question = [
+        {"role": "system", "content": "You are a function-calling model."},
+        {"role": "user", "content": "q"},
+    ]
+    answer = {
+        "role": "assistant",
+        "content": "",
+        "model": "gpt-4o-mini-2024-07-18",
+        "tool_calls": [{"id": f"call_{i}", "function": f, "arguments": a} for i, (f, a) in enumerate(calls)],
+    }
+    return {
+        "id": sid,
+        "epoch": 1,
+        "input": question,
+        "target": "[]",
+        "messages": [*question, answer],
+        "scores": {"bfcl_scorer": {"value": value}},
+        "metadata": {"category_name": category, "scorer": "simple"},
+        "model_usage": {"openai/gpt-4o-mini": {"input_tokens": 90, "output_tokens": 12, "total_tokens": 112}},
         **kw,
-    )
+    }
+
+
+def _import_zstd(log: Path, out: Path, as_the_json_log: Callable[[Path, Path], None]) -> None:
+    """The ``.eval`` inspect_ai wrote (zstd): with inspect_ai installed, callbench reads it with
+    inspect_ai's reader and ``as_the_json_log`` checks the outcome the JSON log had; without it (the
+    test environment), the missing extra in one line and nothing written."""
+    try:  # the test callbench's reader makes (inspect_import.read_log)
+        import inspect_ai.log  # noqa: F401
+    except ImportError:
+        with pytest.raises(
+            MissingExtraError,
+            match=r"zstd-compressed\) needs the module 'inspect_ai', which is not installed: "
+            r"pip install 'callbench\[inspect\]'",
+        ):
+            import_inspect(log, out)
+        assert not out.exists()
+        return
+    as_the_json_log(log, out)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +109,7 @@ def bfcl_cases():
     return suite.cases
 
 
-def test_bfcl_log_is_scored_by_callbench(bfcl_cases, tmp_path):
+def test_bfcl_log_is_scored_by_callbench(bfcl_cases, tmp_path, inspect_write):
     right, second = bfcl_cases
     gold = [(s.tool, s.arguments) for s in right.expected]
     tool = second.expected[0].tool
@@ -87,7 +121,7 @@ def test_bfcl_log_is_scored_by_callbench(bfcl_cases, tmp_path):
         _sample("multi_turn_base_0", "multi_turn_base", [], "I"),
         _sample("exec_simple_0", "exec_simple", [], "I"),
     ]
-    log = _write(tmp_path / "bfcl.eval", "inspect_evals/bfcl", samples)
+    zstd, log = _write(inspect_write, tmp_path, "bfcl", "inspect_evals/bfcl", samples)
     report = import_inspect(log, tmp_path / "run")
     assert report.suites == ["bfcl"] and report.records == 2
     assert report.skipped == {
@@ -111,6 +145,20 @@ def test_bfcl_log_is_scored_by_callbench(bfcl_cases, tmp_path):
     again = {r.case_id: r.verdicts["bfcl"].passed for r in read_run(tmp_path / "run").records}
     assert again == {right.id: True, second.id: False}
 
+    def same_run(eval_log: Path, out: Path) -> None:
+        other = import_inspect(eval_log, out)
+        assert (other.suites, other.records, other.skipped, other.passed, other.agreement) == (
+            report.suites,
+            report.records,
+            report.skipped,
+            report.passed,
+            report.agreement,
+        )
+        verdicts = {r.case_id: r.verdicts["bfcl"].passed for r in read_run(out).records}
+        assert verdicts == {right.id: True, second.id: False}
+
+    _import_zstd(zstd, tmp_path / "from-eval", same_run)
+
 
 def test_callbench_log_round_trip(noisy_run, tmp_path):
     """A run exported as an inspect log and imported again gets the same verdicts, tier by tier."""
@@ -130,17 +178,22 @@ def test_callbench_log_round_trip(noisy_run, tmp_path):
             )
 
 
-def test_another_task_is_refused_in_one_line(tmp_path, capsys):
-    sample = log_api.EvalSample(id=1, epoch=1, input="What is 2+2?", target="4", messages=[])
-    log = _write(tmp_path / "gsm8k.eval", "inspect_evals/gsm8k", [sample])
-    with pytest.raises(
-        UserError, match="task 'inspect_evals/gsm8k' is not one callbench can import; supported"
-    ):
-        import_inspect(log, tmp_path / "run")
-    assert not (tmp_path / "run").exists()
+def test_another_task_is_refused_in_one_line(tmp_path, capsys, inspect_write):
+    sample = {"id": 1, "epoch": 1, "input": "What is 2+2?", "target": "4", "messages": []}
+    zstd, log = _write(inspect_write, tmp_path, "gsm8k", "inspect_evals/gsm8k", [sample])
+
+    def refused(log: Path, out: Path) -> None:
+        with pytest.raises(
+            UserError, match="task 'inspect_evals/gsm8k' is not one callbench can import; supported"
+        ):
+            import_inspect(log, out)
+        assert not out.exists()
+
+    refused(log, tmp_path / "run")
     assert main(["import", "inspect", str(log), "-o", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("callbench: error:") and "bfcl" in err[0]
+    _import_zstd(zstd, tmp_path / "from-eval", refused)
 
 
 def test_refuses_a_folder_holding_a_run_and_a_non_log(oracle_run, tmp_path):
@@ -153,14 +206,16 @@ def test_refuses_a_folder_holding_a_run_and_a_non_log(oracle_run, tmp_path):
         import_inspect(junk, tmp_path / "run")
 
 
-def test_without_inspect_ai_a_deflate_log_still_reads(oracle_run, tmp_path, monkeypatch):
-    """callbench's own reader (inspect_ai not installed) reads the zip `export inspect` writes."""
+def test_without_inspect_ai_a_deflate_log_still_reads(oracle_run, tmp_path, monkeypatch, inspect_read):
+    """callbench's own reader (inspect_ai not installed) reads the zip `export inspect` writes as
+    inspect_ai's reader does."""
     import builtins
 
     from callbench.interop.inspect_import import read_log
 
     log = export_inspect(oracle_run, tmp_path / "o.eval").path
-    with_inspect = read_log(log)
+    (read,) = inspect_read(log)
+    with_inspect = read.log
     real = builtins.__import__
 
     def hidden(name, *args, **kwargs):

@@ -1,16 +1,15 @@
 """An exported run opened in `inspect view` (inspect_ai's own log viewer, served on 127.0.0.1) in a
-real headless Chromium: every case is in the samples list, every tier and diagnostic has its column."""
+real headless Chromium: every case is in the samples list, every tier and diagnostic has its column.
+`inspect view` runs from inspect_ai's venv (conftest.py: ``inspect_python``), not callbench's
+environment."""
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
-
-import pytest
+from pathlib import Path
 
 from callbench.harness.runfolder import read_run
 from callbench.interop.inspect_log import export_inspect
@@ -24,12 +23,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _inspect_command() -> list[str]:
-    found = shutil.which("inspect")
-    if found is None:
-        pytest.importorskip("inspect_ai", reason="inspect_ai is in the test extra")
-        return [sys.executable, "-m", "inspect_ai._cli.main"]
-    return [found]
+def _inspect_command(python: Path) -> list[str]:
+    """inspect_ai's command line (what its `inspect` script runs) in the reference venv."""
+    return [str(python), "-m", "inspect_ai._cli.main"]
 
 
 def _wait(url: str, process: subprocess.Popen, seconds: float = 60.0) -> None:
@@ -45,7 +41,7 @@ def _wait(url: str, process: subprocess.Popen, seconds: float = 60.0) -> None:
     raise AssertionError(f"inspect view did not answer on {url}")
 
 
-def test_exported_run_opens_in_inspect_view(noisy_run, tmp_path):
+def test_exported_run_opens_in_inspect_view(noisy_run, tmp_path, inspect_python):
     from browser import ARTIFACTS, browser_context, new_page
 
     logs = tmp_path / "logs"
@@ -53,7 +49,7 @@ def test_exported_run_opens_in_inspect_view(noisy_run, tmp_path):
     records = read_run(noisy_run).records
     port = _free_port()
     command = [
-        *_inspect_command(),
+        *_inspect_command(inspect_python),
         "view",
         "--log-dir",
         str(logs),
