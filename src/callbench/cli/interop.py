@@ -65,7 +65,7 @@ def export_atif(
 
     done = run_export(run_dir, out)
     typer.echo(done.folder)
-    typer.echo(f"{len(done.files)} trajectory file(s) ({done.errors} of error records)", err=True)
+    typer.echo(f"{len(done.files)} trajectory file(s), {done.errors} of them of error records", err=True)
 
 
 def export_evaleval(
