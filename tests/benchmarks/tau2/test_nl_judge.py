@@ -135,6 +135,13 @@ def test_assertions_outside_the_basis_are_recorded_beside_the_reward(oracle_trac
     assert unread.details["judge_pair"]["judge_passed"] is None
 
 
+def test_an_empty_judge_option_is_one_line() -> None:
+    from callbench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--option nl_judge= needs a model"):
+        load_suite("tau2:mock", nl_judge="")
+
+
 def test_answers_and_question() -> None:
     assert nl_verdicts(answers(True, False), 2) == [True, False]
     assert nl_verdicts(answers(True), 2) is None and nl_verdicts(None, 1) is None

@@ -90,6 +90,9 @@ def load_suite(spec: str, options: SuiteOptions) -> Suite:
         raise ConfigError(
             f"tau2:{domain}: unknown option(s) {', '.join(unknown)} (it takes {', '.join(OPTIONS)})"
         )
+    for name in ("audit_judge", "nl_judge"):
+        if name in options.extra and not str(options.extra[name] or "").strip():
+            raise ConfigError(f"tau2:{domain}: --option {name}= needs a model, e.g. {name}=openai:gpt-4.1")
     split = str(options.extra.get("split", DEFAULT_SPLIT))
     tasks = load_tasks(domain, None if split == "all" else split)
     env = environments(domain).fresh()
