@@ -15,7 +15,7 @@ import inspect
 import json
 from typing import Any
 
-from callbench.plugin import UserError
+from callbench.plugin import ToolOutcome, UserError
 
 BACKEND_PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 CLASS_MODULES = {
@@ -31,6 +31,19 @@ CLASS_MODULES = {
 STATELESS = ("MathAPI",)
 BLOCKED = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
 ERROR_PREFIX = "Error during execution: "
+
+
+def call_outcome(text: str, turn: int) -> ToolOutcome:
+    """What a backend's answer ``text`` to one call is for the loop: BFCL's error text is a failed
+    call (the model reads it either way), tagged with the user turn it belongs to."""
+    failed = text.startswith(ERROR_PREFIX)
+    return ToolOutcome(
+        ok=not failed,
+        result=text,
+        error=text if failed else None,
+        content=text,
+        annotations={"bfcl_turn": turn},
+    )
 
 
 def backend_class(class_name: str) -> type:

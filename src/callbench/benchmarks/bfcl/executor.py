@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from callbench.benchmarks.bfcl.backend import ERROR_PREFIX, World
+from callbench.benchmarks.bfcl.backend import World, call_outcome
 from callbench.benchmarks.bfcl.multi_turn_cases import ADDED_FUNCTIONS_PROMPT, STEP_LIMIT
 from callbench.benchmarks.bfcl.schema import contract_from_doc
 from callbench.plugin import DEFAULT_TURN, Executor, ExecutorSession, Message, ToolOutcome, TurnDirective
@@ -42,15 +42,7 @@ class BfclMultiTurnSession(ExecutorSession):
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Execute one call; backend errors come back as BFCL's error text."""
-        text = self.world.call(name, (), arguments)
-        failed = text.startswith(ERROR_PREFIX)
-        return ToolOutcome(
-            ok=not failed,
-            result=text,
-            error=text if failed else None,
-            content=text,
-            annotations={"bfcl_turn": self.turn},
-        )
+        return call_outcome(self.world.call(name, (), arguments), self.turn)
 
     async def after_turn(self, had_calls: bool) -> TurnDirective:
         """Count steps, end turns, hand the conversation the next user turn."""

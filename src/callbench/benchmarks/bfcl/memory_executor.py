@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from callbench.benchmarks.bfcl import memory_backends
-from callbench.benchmarks.bfcl.backend import ERROR_PREFIX
+from callbench.benchmarks.bfcl.backend import call_outcome
 from callbench.benchmarks.bfcl.memory_backends import (
     MemoryWorld,
     backend_of,
@@ -169,15 +169,7 @@ class MemorySession(ExecutorSession):
         """Execute one call; backend errors come back as BFCL's error text."""
         if self.world is None:  # opened outside a run's case (e.g. served): no memory was loaded
             return ToolOutcome.failure("bfcl memory: this session was not set up by a run (no memory loaded)")
-        text = self.world.call(name, arguments)
-        failed = text.startswith(ERROR_PREFIX)
-        return ToolOutcome(
-            ok=not failed,
-            result=text,
-            error=text if failed else None,
-            content=text,
-            annotations={"bfcl_turn": self.turn},
-        )
+        return call_outcome(self.world.call(name, arguments), self.turn)
 
     async def begin_round(self, round_index: int, calls: Sequence[ToolCall]) -> None:
         """Note whether every call of the round decoded (BFCL ends the turn when one does not)."""
