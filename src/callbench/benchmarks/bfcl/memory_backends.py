@@ -269,7 +269,7 @@ class MemoryWorld:
         self.encoder = encoder
         module = memory_module(self.backend, encoder)
         self.instance = getattr(module, CLASS_NAMES[self.backend])()
-        from bfcl_eval.utils import get_directory_structure_by_id
+        from bfcl_eval.utils import get_directory_structure_by_id  # installed separately
 
         folder = staging / get_directory_structure_by_id(entry_id) / "memory_snapshot"
         if start_from is not None:
